@@ -1,0 +1,242 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// maxBodyBytes bounds what one response may make the client read; a page of
+// 100 records is a few hundred KB at most.
+const maxBodyBytes = 64 << 20
+
+// Client talks to the service. It is safe for concurrent use; one Client
+// (and so one access token) serves every data source of a provider run.
+type Client struct {
+	cfg      Config
+	http     *http.Client
+	tokens   *tokenManager
+	policy   *retryPolicy
+	rate     *rate.Limiter // nil without a rate limit
+	inFlight *adaptiveLimit
+	requests atomic.Int64
+}
+
+// New checks cfg and builds a Client. It does not contact the service: the
+// first request fetches the token.
+func New(cfg Config) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	// Parallel page requests would otherwise open and close a connection
+	// each time: the default keeps only two idle ones per host.
+	transport.MaxIdleConnsPerHost = cfg.MaxParallelRequests + 2
+	base := &http.Client{Transport: userAgent{cfg.UserAgent, transport}}
+	policy := &retryPolicy{maxRetries: cfg.MaxRetries, waitMin: cfg.RetryWaitMin, waitMax: cfg.RetryWaitMax, now: time.Now}
+
+	c := &Client{
+		cfg:      cfg,
+		http:     base,
+		policy:   policy,
+		inFlight: newAdaptiveLimit(cfg.MaxParallelRequests),
+	}
+	// The token request gets the same per-attempt timeout as every other.
+	tokenHTTP := &http.Client{Transport: base.Transport, Timeout: cfg.RequestTimeout}
+	c.tokens = newTokenManager(cfg, tokenHTTP, policy)
+	if cfg.RateLimit > 0 {
+		// Burst 1: the setting is a ceiling the service must never see
+		// exceeded, even for a moment.
+		c.rate = rate.NewLimiter(rate.Limit(cfg.RateLimit), 1)
+	}
+	return c, nil
+}
+
+// PageSize is the page[limit] the client asks for.
+func (c *Client) PageSize() int { return c.cfg.PageSize }
+
+// MaxParallelRequests is the configured ceiling of requests in flight.
+func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
+
+// TokenFetches counts the access tokens obtained so far.
+func (c *Client) TokenFetches() int { return c.tokens.Fetches() }
+
+// Requests counts the resource requests sent so far (retries included).
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// Authenticate fetches (or reuses) the access token, so that a caller can
+// report bad credentials before doing anything else.
+func (c *Client) Authenticate(ctx context.Context) error {
+	_, err := c.tokens.Token(ctx)
+	return err
+}
+
+type userAgent struct {
+	value string
+	next  http.RoundTripper
+}
+
+func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.value)
+	return u.next.RoundTrip(r)
+}
+
+// TransportError is a request that never got an answer the client could use:
+// connection failures, timeouts, truncated or undecodable bodies.
+type TransportError struct {
+	Method, Path string
+	Attempts     int
+	Err          error
+}
+
+func (e *TransportError) Error() string {
+	msg := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+	if e.Attempts > 1 {
+		msg += fmt.Sprintf(" (gave up after %d attempts)", e.Attempts)
+	}
+	return msg
+}
+
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// errMalformed marks a 2xx body the caller could not decode; the request is
+// retried like a transport failure, since a cut or garbled body is usually
+// the network's doing.
+type errMalformed struct{ err error }
+
+func (e errMalformed) Error() string { return "malformed response body: " + e.err.Error() }
+func (e errMalformed) Unwrap() error { return e.err }
+
+// get sends GET path?query with the access token, retrying what can be
+// retried, and hands a 2xx body to decode. A decode failure counts as a
+// failed attempt.
+func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
+	target := c.cfg.BaseURL + path
+	shown := path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+		shown += "?" + query.Encode()
+	}
+	reauthenticated := false
+	for attempt := 1; ; attempt++ {
+		status, retryAfter, err := c.attempt(ctx, target, shown, attempt, decode)
+		if err == nil {
+			return nil
+		}
+		var authErr *AuthError
+		var protoErr *ProtocolError
+		if errors.As(err, &authErr) || errors.As(err, &protoErr) {
+			// Token requests retry on their own, and a response that
+			// breaks the contract will break it again.
+			return err
+		}
+		if status == http.StatusUnauthorized && !reauthenticated {
+			// The token expired or was revoked early: fetch a new one and
+			// send the request again, once, without counting it as a retry.
+			reauthenticated = true
+			attempt--
+			continue
+		}
+		wait, retry := c.policy.shouldRetry(ctx, attempt, status, retryAfter, err)
+		if !retry {
+			return finalError(ctx, err, attempt)
+		}
+		c.cfg.Logger.Debug(ctx, "retrying request", map[string]any{
+			"method": http.MethodGet, "path": shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": err.Error(),
+		})
+		if sleep(ctx, wait) != nil {
+			return finalError(ctx, err, attempt)
+		}
+	}
+}
+
+func finalError(ctx context.Context, err error, attempts int) error {
+	var apiErr *APIError
+	var tErr *TransportError
+	switch {
+	case errors.As(err, &apiErr):
+		apiErr.Attempts = attempts
+	case errors.As(err, &tErr):
+		tErr.Attempts = attempts
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("%w (last error: %v)", ctxErr, err)
+	}
+	return err
+}
+
+// attempt sends one request. It returns the HTTP status (0 without an
+// answer), the Retry-After header, and an error for anything but success.
+func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) (int, string, error) {
+	if c.rate != nil {
+		if err := c.rate.Wait(ctx); err != nil {
+			return 0, "", err
+		}
+	}
+	if err := c.inFlight.acquire(ctx); err != nil {
+		return 0, "", err
+	}
+	throttled := false
+	defer func() { c.inFlight.release(throttled) }()
+
+	token, err := c.tokens.Token(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	actx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json")
+
+	start := time.Now()
+	c.requests.Add(1)
+	resp, err := c.http.Do(req)
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		resp.Body.Close()
+	}
+	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			err = fmt.Errorf("no complete answer within request_timeout (%s)", c.cfg.RequestTimeout)
+		}
+		fields["error"] = err.Error()
+		c.cfg.Logger.Debug(ctx, "request failed", fields)
+		return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: err}
+	}
+	fields["status"] = resp.StatusCode
+	c.cfg.Logger.Debug(ctx, "request", fields)
+
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		if err := decode(body); err != nil {
+			var protoErr *ProtocolError
+			if errors.As(err, &protoErr) {
+				return 0, "", err
+			}
+			return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
+		}
+		return resp.StatusCode, "", nil
+	case resp.StatusCode == http.StatusUnauthorized:
+		c.tokens.Invalidate(token)
+	case resp.StatusCode == http.StatusTooManyRequests:
+		throttled = true
+	}
+	apiErr := newAPIError(resp, body, http.MethodGet, shown)
+	apiErr.Attempts = attempt
+	return resp.StatusCode, resp.Header.Get("Retry-After"), apiErr
+}

@@ -1,0 +1,156 @@
+package client
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults and bounds of the client's settings. The provider documents them.
+const (
+	MaxPageSize                = 100 // the service refuses a larger page[limit]
+	DefaultPageSize            = 100
+	DefaultMaxParallelRequests = 8
+	DefaultMaxRetries          = 5
+	DefaultRequestTimeout      = 60 * time.Second
+	// OffsetLimit is the largest page[offset] the service serves: a hard
+	// limit for orders and files, a soft one (behaviour undocumented) for
+	// everything else, so the engine treats it as hard everywhere.
+	OffsetLimit = 10000
+	// TokenPath is the token endpoint below auth_url.
+	TokenPath = "/oauth/access_token"
+	// APIPrefix is the versioned prefix of resource paths below base_url.
+	APIPrefix = "/v2"
+)
+
+// Config configures a Client. Zero values take the defaults above.
+type Config struct {
+	BaseURL      string // service address; resources live under BaseURL + /v2
+	AuthURL      string // authorization address; empty means BaseURL
+	ClientID     string
+	ClientSecret string
+
+	PageSize            int           // records per page, 1..100
+	MaxParallelRequests int           // page requests in flight at once
+	RateLimit           float64       // requests per second ceiling; 0 = none
+	MaxRetries          int           // retries after the first attempt; 0 = none (the provider defaults it)
+	RequestTimeout      time.Duration // per attempt
+	UserAgent           string
+	Logger              Logger
+
+	// Backoff bounds; tests shorten them. Zero takes 250ms and 30s.
+	RetryWaitMin time.Duration
+	RetryWaitMax time.Duration
+}
+
+// URLProblem describes why a configured URL is unusable; the provider turns
+// it into a diagnostic on the attribute.
+type URLProblem struct {
+	Value  string
+	Reason string
+}
+
+func (p *URLProblem) Error() string { return fmt.Sprintf("%q %s", p.Value, p.Reason) }
+
+// NormalizeServiceURL checks a base_url or auth_url and returns it without a
+// trailing slash. It must be absolute, carry no query, fragment or
+// credentials, and use https unless its host is a loopback address (the local
+// emulator): the client secret must never cross a network in clear text.
+func NormalizeServiceURL(raw string) (string, error) {
+	if strings.TrimSpace(raw) != raw {
+		return "", &URLProblem{raw, "has leading or trailing white space"}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", &URLProblem{raw, "is not a valid URL: " + err.Error()}
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", &URLProblem{raw, `is not an absolute URL; write it with its scheme and host, e.g. "https://api.example.com"`}
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !IsLoopbackHost(u.Hostname()) {
+			return "", &URLProblem{raw, "uses plain http to a host that is not loopback; use https so that credentials and tokens are encrypted (http is accepted only for 127.0.0.1, ::1 and localhost, e.g. the local emulator)"}
+		}
+	default:
+		return "", &URLProblem{raw, fmt.Sprintf("has scheme %q; use https", u.Scheme)}
+	}
+	if u.User != nil {
+		return "", &URLProblem{raw, "carries user information; put credentials in client_id and client_secret instead"}
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return "", &URLProblem{raw, "has a query string; remove everything from \"?\" on"}
+	}
+	if u.Fragment != "" {
+		return "", &URLProblem{raw, "has a fragment; remove everything from \"#\" on"}
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	if strings.HasSuffix(path, APIPrefix) {
+		return "", &URLProblem{raw, fmt.Sprintf("ends in %s; give the service address without it, the provider adds %s itself", APIPrefix, APIPrefix)}
+	}
+	if strings.HasSuffix(path, TokenPath) {
+		return "", &URLProblem{raw, fmt.Sprintf("ends in %s; give the address without it, the provider adds %s itself", TokenPath, TokenPath)}
+	}
+	return u.Scheme + "://" + u.Host + path, nil
+}
+
+// IsLoopbackHost reports whether host names this machine only.
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c Config) withDefaults() (Config, error) {
+	base, err := NormalizeServiceURL(c.BaseURL)
+	if err != nil {
+		return c, fmt.Errorf("base_url: %w", err)
+	}
+	c.BaseURL = base
+	if c.AuthURL == "" {
+		c.AuthURL = base
+	} else if c.AuthURL, err = NormalizeServiceURL(c.AuthURL); err != nil {
+		return c, fmt.Errorf("auth_url: %w", err)
+	}
+	if c.ClientID == "" || c.ClientSecret == "" {
+		return c, fmt.Errorf("client_id and client_secret are both required")
+	}
+	switch {
+	case c.PageSize == 0:
+		c.PageSize = DefaultPageSize
+	case c.PageSize < 1 || c.PageSize > MaxPageSize:
+		return c, fmt.Errorf("page_size %d is outside 1..%d", c.PageSize, MaxPageSize)
+	}
+	if c.MaxParallelRequests == 0 {
+		c.MaxParallelRequests = DefaultMaxParallelRequests
+	} else if c.MaxParallelRequests < 1 {
+		return c, fmt.Errorf("max_parallel_requests %d must be at least 1", c.MaxParallelRequests)
+	}
+	if c.RateLimit < 0 {
+		return c, fmt.Errorf("rate_limit %v must not be negative", c.RateLimit)
+	}
+	if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.RetryWaitMin == 0 {
+		c.RetryWaitMin = 250 * time.Millisecond
+	}
+	if c.RetryWaitMax == 0 {
+		c.RetryWaitMax = 30 * time.Second
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = "terraform-provider-commerce/dev"
+	}
+	if c.Logger == nil {
+		c.Logger = nopLogger{}
+	}
+	return c, nil
+}

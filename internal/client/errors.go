@@ -1,0 +1,231 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrorObject is one entry of the service's JSON:API error body.
+type ErrorObject struct {
+	Status    int    // HTTP status the service put in the entry (it may send it as a number or a string)
+	Title     string // short summary, e.g. "Bad Request"
+	Detail    string // the service's explanation, e.g. "Could not parse the supplied filter"
+	RequestID string // the service's request id, for support tickets
+}
+
+// APIError is a response the service answered with a non-success status.
+// It keeps the service's own words so that they reach the user unchanged.
+type APIError struct {
+	StatusCode int
+	Method     string
+	Path       string // path and query of the request (never carries credentials)
+	Errors     []ErrorObject
+	// BodyExcerpt is a short, printable excerpt of a body that was not a
+	// JSON:API error document, such as a proxy's HTML error page.
+	BodyExcerpt string
+	RequestID   string // from the X-Request-Id header when the body had none
+	Attempts    int    // how many times the request was sent before giving up
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	for i, obj := range e.Errors {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(obj.Summary())
+	}
+	if len(e.Errors) == 0 && e.BodyExcerpt != "" {
+		fmt.Fprintf(&b, ": response body was not a JSON:API error document: %q", e.BodyExcerpt)
+	}
+	if id := e.FirstRequestID(); id != "" {
+		fmt.Fprintf(&b, " (request id %s)", id)
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Summary renders "title: detail" without repeating a detail that merely
+// restates the title.
+func (o ErrorObject) Summary() string {
+	switch {
+	case o.Title == "":
+		return o.Detail
+	case o.Detail == "" || strings.EqualFold(o.Title, o.Detail):
+		return o.Title
+	default:
+		return o.Title + ": " + o.Detail
+	}
+}
+
+// FirstRequestID returns the request id the service gave, if any.
+func (e *APIError) FirstRequestID() string {
+	for _, obj := range e.Errors {
+		if obj.RequestID != "" {
+			return obj.RequestID
+		}
+	}
+	return e.RequestID
+}
+
+// Title is the first error's title, or the HTTP status text.
+func (e *APIError) Title() string {
+	if len(e.Errors) > 0 && e.Errors[0].Title != "" {
+		return e.Errors[0].Title
+	}
+	return http.StatusText(e.StatusCode)
+}
+
+// Detail joins the details of all error entries (or the body excerpt).
+func (e *APIError) Detail() string {
+	var parts []string
+	for _, obj := range e.Errors {
+		if obj.Detail != "" {
+			parts = append(parts, obj.Detail)
+		}
+	}
+	if len(parts) == 0 && e.BodyExcerpt != "" {
+		return "the response body was not a JSON:API error document: " + strconv.Quote(e.BodyExcerpt)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// IsStatus reports whether err is an APIError with the given HTTP status.
+func IsStatus(err error, status int) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode == status
+}
+
+// flexibleStatus accepts a JSON:API status given as a number or a string.
+type flexibleStatus int
+
+func (s *flexibleStatus) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var str string
+		if err := json.Unmarshal(b, &str); err != nil {
+			return err
+		}
+		if str == "" {
+			*s = 0
+			return nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(str))
+		if err != nil {
+			return fmt.Errorf("error status %q is not a number", str)
+		}
+		*s = flexibleStatus(n)
+		return nil
+	}
+	if string(b) == "null" {
+		*s = 0
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*s = flexibleStatus(n)
+	return nil
+}
+
+type errorDocument struct {
+	Errors []struct {
+		Status    flexibleStatus `json:"status"`
+		Title     string         `json:"title"`
+		Detail    string         `json:"detail"`
+		RequestID string         `json:"request_id"`
+	} `json:"errors"`
+}
+
+// maxExcerpt bounds how much of a non-JSON body reaches a diagnostic.
+const maxExcerpt = 200
+
+// parseErrorBody decodes a JSON:API error document. It returns the entries
+// it found, or an excerpt of the body when the body is not such a document.
+func parseErrorBody(body []byte) ([]ErrorObject, string) {
+	var doc errorDocument
+	if err := json.Unmarshal(body, &doc); err == nil && len(doc.Errors) > 0 {
+		out := make([]ErrorObject, 0, len(doc.Errors))
+		for _, e := range doc.Errors {
+			out = append(out, ErrorObject{Status: int(e.Status), Title: e.Title, Detail: e.Detail, RequestID: e.RequestID})
+		}
+		return out, ""
+	}
+	return nil, excerpt(body)
+}
+
+// excerpt turns an arbitrary body into a short single-line printable text.
+func excerpt(body []byte) string {
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > maxExcerpt {
+		r := []rune(s)
+		s = string(r[:maxExcerpt]) + "…"
+	}
+	return s
+}
+
+func newAPIError(resp *http.Response, body []byte, method, path string) *APIError {
+	objs, ex := parseErrorBody(body)
+	return &APIError{
+		StatusCode:  resp.StatusCode,
+		Method:      method,
+		Path:        path,
+		Errors:      objs,
+		BodyExcerpt: ex,
+		RequestID:   resp.Header.Get("X-Request-Id"),
+	}
+}
+
+// AuthError is a failed token request. It wraps the underlying cause (an
+// *APIError for an answer from the service, or a transport error).
+type AuthError struct {
+	TokenURL string
+	Err      error
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("could not obtain an access token from %s: %v", e.TokenURL, e.Err)
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// OffsetLimitError says that a listing needed to go past the service's
+// offset limit and the service refused the keyset filter that does so.
+type OffsetLimitError struct {
+	Resource    string
+	OffsetLimit int
+	Total       int   // how many records the filter matches
+	Listed      int   // how many were listed before the engine had to stop
+	Err         error // the service's answer to the keyset request
+}
+
+func (e *OffsetLimitError) Error() string {
+	return fmt.Sprintf("%s: %d records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
+		e.Resource, e.Total, e.OffsetLimit, e.Listed, e.Err)
+}
+
+func (e *OffsetLimitError) Unwrap() error { return e.Err }
+
+// ProtocolError is a response that breaks the documented API contract in a
+// way that would make the listing incomplete or wrong if it were ignored.
+type ProtocolError struct {
+	Method, Path string
+	Problem      string
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("%s %s: the service's response breaks the API contract: %s", e.Method, e.Path, e.Problem)
+}

@@ -1,0 +1,447 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// ListQuery says what to list.
+type ListQuery struct {
+	Filter      string // a filter expression, or empty for all records
+	Sort        string // "attr" or "-attr"; empty means DefaultSort
+	MaxResults  int    // stop after this many records; 0 means all
+	IncludeJSON bool   // keep each record's raw JSON
+	// Progress, if set, is called every ProgressInterval records.
+	Progress func(listed, total int)
+}
+
+// ProgressInterval is how often (in records) a listing reports progress.
+const ProgressInterval = 5000
+
+// ListStats describes a finished (or failed) listing.
+type ListStats struct {
+	Total   int // results.total for the query's filter, from the first page
+	Listed  int // records handed to the caller
+	Pages   int // page requests the engine made (retries of one page count once)
+	Windows int // offset windows traversed (see List)
+}
+
+// maxWindowRedos bounds how often one window is listed again because the
+// data changed under it, so that a store written faster than it can be
+// listed ends the run with an explanation instead of running forever.
+const maxWindowRedos = 5
+
+// List hands every record that matches q to emit, in the order of q.Sort,
+// each record once.
+//
+// The service serves offsets up to OffsetLimit. The engine therefore lists
+// in windows: a window is the query's filter plus a keyset bound on the sort
+// attribute (none for the first), read by offset pages in parallel. When a
+// window holds more than the offset limit allows, the next one starts from
+// the sort value of its last record ("ge" for ascending, "le"-style for
+// descending). Records that share that value are fetched again at the start
+// of the next window and dropped by id. A tie group too large for a window
+// is listed on its own, by id, before the traversal moves past it.
+//
+// Each page's results.total must match its window's first page; if it does
+// not, records were written during the listing and the window is read again,
+// so that nothing present before and after the listing is missed.
+func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
+	key, err := parseSort(kind.Resource, q.Sort)
+	if err != nil {
+		return ListStats{}, err
+	}
+	if q.Filter != "" {
+		if _, err := filter.Parse(q.Filter); err != nil {
+			return ListStats{}, fmt.Errorf("filter: %w", err)
+		}
+	}
+	if q.MaxResults < 0 {
+		return ListStats{}, fmt.Errorf("max results %d must not be negative", q.MaxResults)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &lister[T]{
+		c: c, kind: kind, q: q, emit: emit,
+		ps:           c.cfg.PageSize,
+		windowCap:    (OffsetLimit / c.cfg.PageSize) * c.cfg.PageSize,
+		seen:         make(map[string]struct{}),
+		nextProgress: ProgressInterval,
+	}
+	l.sched = newScheduler(c.cfg.MaxParallelRequests)
+	defer func() {
+		// Cancel first, so that queued page requests return at once.
+		cancel()
+		l.sched.close()
+	}()
+	err = l.traverse(ctx, q.Filter, key, nil, true)
+	l.stats.Pages = int(l.pages.Load())
+	l.stats.Windows = int(l.windows.Load())
+	return l.stats, err
+}
+
+type lister[T Record] struct {
+	c         *Client
+	kind      Kind[T]
+	q         ListQuery
+	emit      func(T) error
+	ps        int
+	windowCap int // records one window can reach by offset
+	sched     *scheduler
+
+	seen         map[string]struct{}
+	stats        ListStats
+	pages        atomic.Int64 // counted by the workers
+	windows      atomic.Int64
+	nextProgress int
+}
+
+type pageResult[T Record] struct {
+	page page[T]
+	err  error
+}
+
+// continuation says how to go on after a full window: with the next window
+// (already requested), or by listing a tie group on its own first.
+type continuation[T Record] struct {
+	next   *window[T] // nil when tie is set
+	tie    bool
+	tieKey string
+	err    error
+}
+
+// window is one keyset-bounded slice of the traversal, read by offsets.
+type window[T Record] struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	base   string // filter without the keyset bound
+	key    sortKey
+	bound  filter.Expr // nil for the first window of a traversal
+	expr   string      // the filter sent
+
+	pages []chan pageResult[T] // one per possible page, each written once
+	next  chan continuation[T]
+
+	mu      sync.Mutex
+	planned int // pages requested; 0 until planned
+	more    bool
+}
+
+// open requests a window's first page; its total decides the rest.
+func (l *lister[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr, autoPlan bool) (*window[T], error) {
+	expr := base
+	if bound != nil {
+		expr = and(base, bound.String())
+	}
+	if len(expr) > filter.MaxLength {
+		return nil, fmt.Errorf("the filter with its keyset bound is %d bytes, more than the service's %d: shorten the filter expression", len(expr), filter.MaxLength)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
+		pages: make([]chan pageResult[T], l.windowCap/l.ps), next: make(chan continuation[T], 1)}
+	for i := range w.pages {
+		w.pages[i] = make(chan pageResult[T], 1)
+	}
+	l.windows.Add(1)
+	var then func(page[T])
+	if autoPlan {
+		// Plan as soon as the first page lands, from the worker, so that the
+		// window's pages are queued before the caller has caught up with it.
+		then = func(p page[T]) { l.plan(w, p) }
+	}
+	l.sched.submit(true, l.pageTask(w, 0, then))
+	return w, nil
+}
+
+func (l *lister[T]) pageTask(w *window[T], i int, then func(page[T])) func() {
+	return func() {
+		if err := w.ctx.Err(); err != nil {
+			w.pages[i] <- pageResult[T]{err: err}
+			return
+		}
+		l.pages.Add(1)
+		p, err := fetchPage(w.ctx, l.c, l.kind, w.expr, w.key.param(), i*l.ps, l.ps, l.q.IncludeJSON)
+		if err == nil && then != nil {
+			then(p)
+		}
+		w.pages[i] <- pageResult[T]{page: p, err: err}
+	}
+}
+
+// plan requests the rest of a window once its first page has told its size.
+// It runs once per window: from the worker for prefetched windows, or from
+// the traversal.
+func (l *lister[T]) plan(w *window[T], p0 page[T]) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.planned > 0 {
+		return
+	}
+	covered := min(p0.total, l.windowCap)
+	want := covered
+	if l.q.MaxResults > 0 {
+		// Only what is still missing, plus the records of the previous
+		// window's last tie group that this one starts by repeating.
+		want = min(covered, l.q.MaxResults-l.stats.Listed+l.ps)
+	}
+	n := max(1, (want+l.ps-1)/l.ps)
+	w.planned = n
+	w.more = p0.total > n*l.ps
+	if !w.more {
+		return
+	}
+	firstKey := ""
+	if len(p0.records) > 0 {
+		firstKey, _ = w.key.keyOf(p0.records[0])
+	}
+	// The last page decides where the next window starts: ask for it first.
+	if n == 1 {
+		w.next <- l.continueAfter(w, firstKey, p0)
+	} else {
+		l.sched.submit(true, l.pageTask(w, n-1, func(last page[T]) { w.next <- l.continueAfter(w, firstKey, last) }))
+	}
+	for i := 1; i < n-1; i++ {
+		l.sched.submit(false, l.pageTask(w, i, nil))
+	}
+}
+
+// continueAfter works out, from a full window's last page, where the
+// traversal goes on, and requests the next window's first page right away.
+func (l *lister[T]) continueAfter(w *window[T], firstKey string, last page[T]) continuation[T] {
+	if len(last.records) == 0 || firstKey == "" {
+		// An inconsistent page; the traversal notices and reads the window again.
+		return continuation[T]{err: errRedo}
+	}
+	lastKey, err := w.key.keyOf(last.records[len(last.records)-1])
+	if err != nil {
+		return continuation[T]{err: err}
+	}
+	if lastKey == firstKey {
+		return continuation[T]{tie: true, tieKey: lastKey}
+	}
+	next, err := l.open(w.ctx, w.base, w.key, w.key.from(lastKey), l.q.MaxResults == 0)
+	return continuation[T]{next: next, err: err}
+}
+
+var errRedo = errors.New("window changed while it was listed")
+
+// traverse lists base in key order from bound on. top marks the query's own
+// traversal (as opposed to one that lists a tie group).
+func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, bound filter.Expr, top bool) error {
+	w, err := l.open(ctx, base, key, bound, false)
+	if err != nil {
+		return err
+	}
+	first := top
+	redos := 0
+	for {
+		done, cont, err := l.read(ctx, w, first)
+		switch {
+		case errors.Is(err, errRedo):
+			w.cancel()
+			if redos++; redos > maxWindowRedos {
+				return &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + w.expr,
+					Problem: fmt.Sprintf("the results kept changing while the provider listed them (%d attempts at the same window): results.total or the records per page disagreed between pages; if the store is being written heavily, narrow the filter or list when it is quieter", redos)}
+			}
+			if w, err = l.open(ctx, w.base, w.key, w.bound, false); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return l.explain(err, w)
+		case done:
+			return nil
+		}
+		first, redos = false, 0
+		if !cont.tie {
+			w = cont.next
+			continue
+		}
+		if key.attr == idKey.attr {
+			return &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + w.expr,
+				Problem: fmt.Sprintf("a whole window of %d records has the same id %q", l.windowCap, cont.tieKey)}
+		}
+		// A tie group larger than a window: list it by id on its own, then
+		// go on strictly after it.
+		if err := l.traverse(ctx, and(base, key.equal(cont.tieKey).String()), idKey, nil, false); err != nil {
+			return err
+		}
+		if w, err = l.open(ctx, base, key, key.after(cont.tieKey), false); err != nil {
+			return err
+		}
+	}
+}
+
+// read hands a window's records to emit in order. It reports done when the
+// listing is complete, or the continuation to follow.
+func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, continuation[T], error) {
+	var none continuation[T]
+	r0, err := await(ctx, w.pages[0])
+	if err != nil {
+		return false, none, err
+	}
+	p0 := r0.page
+	if first {
+		l.stats.Total = p0.total
+	}
+	l.plan(w, p0)
+	w.mu.Lock()
+	n, more := w.planned, w.more
+	w.mu.Unlock()
+
+	covered := min(p0.total, l.windowCap)
+	inWindow := make(map[string]struct{}, min(covered, 1024))
+	prevKey := ""
+	for i := 0; i < n; i++ {
+		r := r0
+		if i > 0 {
+			if r, err = await(ctx, w.pages[i]); err != nil {
+				return false, none, err
+			}
+		}
+		p := r.page
+		if expect := min(l.ps, covered-i*l.ps); p.total != p0.total || len(p.records) != expect {
+			return false, none, errRedo
+		}
+		for _, rec := range p.records {
+			id := rec.RecordID()
+			if _, dup := inWindow[id]; dup {
+				// Offsets shifted under the listing.
+				return false, none, errRedo
+			}
+			inWindow[id] = struct{}{}
+			if w.key.timestamp {
+				k, err := w.key.keyOf(rec)
+				if err != nil {
+					return false, none, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path, Problem: err.Error()}
+				}
+				if prevKey != "" && w.key.before(k, prevKey) {
+					return false, none, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?sort=" + w.key.param(),
+						Problem: fmt.Sprintf("records are out of %s order: %s comes after %s", w.key.param(), k, prevKey)}
+				}
+				prevKey = k
+			}
+			if _, dup := l.seen[id]; dup {
+				continue // repeated at a window boundary, or moved by an update
+			}
+			l.seen[id] = struct{}{}
+			if err := l.emit(rec); err != nil {
+				return false, none, err
+			}
+			l.stats.Listed++
+			if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {
+				l.q.Progress(l.stats.Listed, l.stats.Total)
+				l.nextProgress += ProgressInterval
+			}
+			if l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults {
+				w.cancel()
+				return true, none, nil
+			}
+		}
+	}
+	if !more {
+		return true, none, nil
+	}
+	cont, err := await(ctx, w.next)
+	if err == nil {
+		err = cont.err
+	}
+	return false, cont, err
+}
+
+// explain turns a failed keyset request into an OffsetLimitError: the
+// service refused the only way past its offset limit.
+func (l *lister[T]) explain(err error, w *window[T]) error {
+	var apiErr *APIError
+	keyset := w.bound != nil || w.base != l.q.Filter
+	if keyset && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		return &OffsetLimitError{Resource: l.kind.Name, OffsetLimit: OffsetLimit, Total: l.stats.Total, Listed: l.stats.Listed, Err: err}
+	}
+	return err
+}
+
+func await[V any](ctx context.Context, ch chan V) (V, error) {
+	select {
+	case v := <-ch:
+		if r, ok := any(v).(interface{ failure() error }); ok {
+			return v, r.failure()
+		}
+		return v, nil
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+func (r pageResult[T]) failure() error { return r.err }
+
+// scheduler runs page requests on a fixed set of workers. Urgent tasks (the
+// first and last page of a window, which decide what comes next) go before
+// the bulk, so the next window starts while this one is still being read.
+type scheduler struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	urgent []func()
+	normal []func()
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newScheduler(workers int) *scheduler {
+	s := &scheduler{}
+	s.cond = sync.NewCond(&s.mu)
+	s.wg.Add(workers)
+	for range workers {
+		go s.work()
+	}
+	return s
+}
+
+func (s *scheduler) submit(urgent bool, task func()) {
+	s.mu.Lock()
+	if urgent {
+		s.urgent = append(s.urgent, task)
+	} else {
+		s.normal = append(s.normal, task)
+	}
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+func (s *scheduler) work() {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		for !s.closed && len(s.urgent) == 0 && len(s.normal) == 0 {
+			s.cond.Wait()
+		}
+		var task func()
+		switch {
+		case len(s.urgent) > 0:
+			task, s.urgent = s.urgent[0], s.urgent[1:]
+		case len(s.normal) > 0:
+			task, s.normal = s.normal[0], s.normal[1:]
+		}
+		s.mu.Unlock()
+		if task == nil {
+			return // closed and drained
+		}
+		task()
+	}
+}
+
+// close waits for queued tasks to finish; callers cancel their contexts
+// first, so the tasks return at once.
+func (s *scheduler) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	s.wg.Wait()
+}

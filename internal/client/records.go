@@ -1,0 +1,242 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Record is what the pagination engine needs of a decoded record.
+type Record interface {
+	RecordID() string
+	// Base returns what every record carries.
+	Base() Common
+	// SortValue returns the raw value of a sort attribute, and whether the
+	// record has one.
+	SortValue(attr string) (string, bool)
+}
+
+// Common holds what every record carries.
+type Common struct {
+	ID        string
+	CreatedAt string // as the service sent it (ISO 8601)
+	UpdatedAt string
+	// JSON is the record's raw JSON; filled only when a listing asks for it.
+	JSON string
+}
+
+func (c Common) RecordID() string { return c.ID }
+
+func (c Common) Base() Common { return c }
+
+func (c Common) sortValue(attr string) (string, bool) {
+	switch attr {
+	case "id":
+		return c.ID, c.ID != ""
+	case "created_at":
+		return c.CreatedAt, c.CreatedAt != ""
+	case "updated_at":
+		return c.UpdatedAt, c.UpdatedAt != ""
+	}
+	return "", false
+}
+
+// Order is an order record.
+type Order struct {
+	Common
+	Status        string
+	Payment       string
+	Shipping      string
+	OrderNumber   string
+	ExternalRef   string
+	CustomerName  string
+	CustomerEmail string
+	Currency      string
+	AmountWithTax *int64 // minor units (cents); nil when the service sent none
+}
+
+func (o Order) SortValue(attr string) (string, bool) { return o.sortValue(attr) }
+
+// File is a file record.
+type File struct {
+	Common
+	FileName string
+	MimeType string
+	FileSize *int64
+	Public   *bool
+	Href     string
+}
+
+func (f File) SortValue(attr string) (string, bool) { return f.sortValue(attr) }
+
+// Account is an account record.
+type Account struct {
+	Common
+	Name           string
+	LegalName      string
+	RegistrationID string
+	ExternalRef    string
+	ParentID       string
+}
+
+func (a Account) SortValue(attr string) (string, bool) {
+	if attr == "name" {
+		return a.Name, true
+	}
+	return a.sortValue(attr)
+}
+
+// wireTimestamps is where the service keeps a record's timestamps: nested in
+// meta.timestamps (what it sends), or flat at the top level (the spec's form).
+type wireTimestamps struct {
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+type wireCommon struct {
+	ID json.RawMessage `json:"id"`
+	wireTimestamps
+}
+
+func (w wireCommon) common(nested wireTimestamps, raw []byte, keepRaw bool) (Common, error) {
+	var id string
+	if len(w.ID) == 0 || string(w.ID) == "null" {
+		return Common{}, fmt.Errorf("a record has no id")
+	}
+	if err := json.Unmarshal(w.ID, &id); err != nil || id == "" {
+		return Common{}, fmt.Errorf("a record has an id that is not a non-empty string: %s", excerpt(w.ID))
+	}
+	c := Common{ID: id, CreatedAt: nested.CreatedAt, UpdatedAt: nested.UpdatedAt}
+	if c.CreatedAt == "" {
+		c.CreatedAt = w.CreatedAt
+	}
+	if c.UpdatedAt == "" {
+		c.UpdatedAt = w.UpdatedAt
+	}
+	if keepRaw {
+		c.JSON = string(raw)
+	}
+	return c, nil
+}
+
+// flexInt accepts a JSON number or a numeric string, since services are not
+// always consistent about amounts and sizes.
+type flexInt struct{ v *int64 }
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if len(s) > 1 && s[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		fl, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || fl != float64(int64(fl)) {
+			return fmt.Errorf("%s is not a whole number", excerpt(b))
+		}
+		n = int64(fl)
+	}
+	f.v = &n
+	return nil
+}
+
+func decodeOrder(raw []byte, keepRaw bool) (Order, error) {
+	var w struct {
+		wireCommon
+		Status      string `json:"status"`
+		Payment     string `json:"payment"`
+		Shipping    string `json:"shipping"`
+		OrderNumber string `json:"order_number"`
+		ExternalRef string `json:"external_ref"`
+		Customer    struct {
+			Name  string `json:"name"`
+			Email string `json:"email"`
+		} `json:"customer"`
+		Meta struct {
+			Timestamps   wireTimestamps `json:"timestamps"`
+			DisplayPrice struct {
+				WithTax struct {
+					Amount   flexInt `json:"amount"`
+					Currency string  `json:"currency"`
+				} `json:"with_tax"`
+			} `json:"display_price"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Order{}, err
+	}
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+	if err != nil {
+		return Order{}, err
+	}
+	return Order{
+		Common: c, Status: w.Status, Payment: w.Payment, Shipping: w.Shipping,
+		OrderNumber: w.OrderNumber, ExternalRef: w.ExternalRef,
+		CustomerName: w.Customer.Name, CustomerEmail: w.Customer.Email,
+		Currency: w.Meta.DisplayPrice.WithTax.Currency, AmountWithTax: w.Meta.DisplayPrice.WithTax.Amount.v,
+	}, nil
+}
+
+func decodeFile(raw []byte, keepRaw bool) (File, error) {
+	var w struct {
+		wireCommon
+		FileName string  `json:"file_name"`
+		MimeType string  `json:"mime_type"`
+		FileSize flexInt `json:"file_size"`
+		Public   *bool   `json:"public"`
+		Link     struct {
+			Href string `json:"href"`
+		} `json:"link"`
+		Meta struct {
+			Timestamps wireTimestamps `json:"timestamps"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return File{}, err
+	}
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+	if err != nil {
+		return File{}, err
+	}
+	return File{Common: c, FileName: w.FileName, MimeType: w.MimeType, FileSize: w.FileSize.v, Public: w.Public, Href: w.Link.Href}, nil
+}
+
+func decodeAccount(raw []byte, keepRaw bool) (Account, error) {
+	var w struct {
+		wireCommon
+		Name           string `json:"name"`
+		LegalName      string `json:"legal_name"`
+		RegistrationID string `json:"registration_id"`
+		ExternalRef    string `json:"external_ref"`
+		ParentID       string `json:"parent_id"`
+		Meta           struct {
+			Timestamps wireTimestamps `json:"timestamps"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Account{}, err
+	}
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+	if err != nil {
+		return Account{}, err
+	}
+	return Account{Common: c, Name: w.Name, LegalName: w.LegalName, RegistrationID: w.RegistrationID, ExternalRef: w.ExternalRef, ParentID: w.ParentID}, nil
+}
+
+// Kind binds a Resource to its record type and decoder.
+type Kind[T Record] struct {
+	Resource
+	decode func(raw []byte, keepRaw bool) (T, error)
+}
+
+// The record kinds the engine lists.
+var (
+	Orders   = Kind[Order]{OrdersResource, decodeOrder}
+	Files    = Kind[File]{FilesResource, decodeFile}
+	Accounts = Kind[Account]{AccountsResource, decodeAccount}
+)

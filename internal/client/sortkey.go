@@ -1,0 +1,138 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// sortKey is a listing's sort attribute and direction, and the keyset
+// filters that continue a traversal from a value of it.
+//
+// Timestamps are compared at millisecond precision, the precision of the
+// filter grammar: records whose timestamps agree to the millisecond form one
+// tie group, since no filter can tell them apart.
+type sortKey struct {
+	attr      string
+	desc      bool
+	timestamp bool
+}
+
+var idKey = sortKey{attr: "id"}
+
+// parseSort reads "attr" or "-attr" for r; empty means DefaultSort.
+func parseSort(r Resource, s string) (sortKey, error) {
+	if s == "" {
+		s = DefaultSort
+	}
+	k := sortKey{attr: strings.TrimPrefix(s, "-"), desc: strings.HasPrefix(s, "-")}
+	if !r.CanSort(k.attr) {
+		return k, fmt.Errorf("%s cannot be sorted by %q; use one of %s, with a leading \"-\" for descending order",
+			r.Name, k.attr, strings.Join(r.SortAttributes, ", "))
+	}
+	k.timestamp = r.FilterAttributes[k.attr] == KindTimestamp
+	return k, nil
+}
+
+// param is the sort= query value.
+func (k sortKey) param() string {
+	if k.desc {
+		return "-" + k.attr
+	}
+	return k.attr
+}
+
+// keyOf returns rec's value of the sort attribute in the form keyset
+// filters use.
+func (k sortKey) keyOf(rec Record) (string, error) {
+	v, ok := rec.SortValue(k.attr)
+	if !ok || v == "" {
+		return "", fmt.Errorf("record %s has no %s to continue the listing from", rec.RecordID(), k.attr)
+	}
+	if !k.timestamp {
+		return v, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return "", fmt.Errorf("record %s has %s %q, which is not an ISO 8601 timestamp", rec.RecordID(), k.attr, v)
+	}
+	return t.UTC().Truncate(time.Millisecond).Format(filter.TimestampLayout), nil
+}
+
+// before reports whether key a sorts strictly before key b in this order.
+// Only timestamps have an order the client knows for sure; for strings the
+// service's collation decides, so they never count as out of order.
+func (k sortKey) before(a, b string) bool {
+	if !k.timestamp {
+		return false
+	}
+	if k.desc {
+		return a > b
+	}
+	return a < b
+}
+
+func nextMillisecond(v string) string {
+	t, err := time.Parse(filter.TimestampLayout, v)
+	if err != nil {
+		// keyOf produced v, so this cannot happen.
+		panic(fmt.Sprintf("client: key %q is not a normalized timestamp", v))
+	}
+	return t.Add(time.Millisecond).Format(filter.TimestampLayout)
+}
+
+func (k sortKey) term(op filter.Op, v string) filter.Expr {
+	return filter.Expr{filter.NewTerm(op, k.attr, v)}
+}
+
+// from selects the records at or after v in sort order, v's tie group
+// included.
+func (k sortKey) from(v string) filter.Expr {
+	switch {
+	case k.timestamp && k.desc:
+		return k.term(filter.Lt, nextMillisecond(v))
+	case k.desc:
+		return k.term(filter.Le, v)
+	default:
+		return k.term(filter.Ge, v)
+	}
+}
+
+// after selects the records strictly after v's tie group.
+func (k sortKey) after(v string) filter.Expr {
+	switch {
+	case k.timestamp && k.desc:
+		return k.term(filter.Lt, v)
+	case k.timestamp:
+		return k.term(filter.Ge, nextMillisecond(v))
+	case k.desc:
+		return k.term(filter.Lt, v)
+	default:
+		return k.term(filter.Gt, v)
+	}
+}
+
+// equal selects exactly v's tie group.
+func (k sortKey) equal(v string) filter.Expr {
+	if k.timestamp {
+		return filter.Expr{filter.NewTerm(filter.Ge, k.attr, v), filter.NewTerm(filter.Lt, k.attr, nextMillisecond(v))}
+	}
+	return k.term(filter.Eq, v)
+}
+
+// and joins filter expressions given as text; empty parts drop out.
+func and(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}

@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// errorDiagnostic turns a client error into a diagnostic that carries the
+// service's own words (status, title, detail, request id) and, where one
+// exists, the fix. what names the operation, e.g. "list orders".
+func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnostic {
+	var (
+		authErr   *client.AuthError
+		limitErr  *client.OffsetLimitError
+		apiErr    *client.APIError
+		protoErr  *client.ProtocolError
+		transport *client.TransportError
+	)
+	switch {
+	case errors.As(err, &authErr):
+		detail := "The service did not issue an access token.\n\n" + serviceWords(authErr.Err) +
+			"\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
+			" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
+			authErr.TokenURL + "."
+		return diag.NewErrorDiagnostic("Authentication failed", detail)
+	case errors.As(err, &limitErr):
+		return diag.NewErrorDiagnostic("Cannot list past the service's offset limit",
+			fmt.Sprintf("%d %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
+				"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+
+				"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
+				"or set max_results to the number of records you need.",
+				limitErr.Total, limitErr.Resource, limitErr.OffsetLimit, limitErr.Listed, serviceWords(limitErr.Err), limitErr.OffsetLimit))
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		return diag.NewErrorDiagnostic("Timed out",
+			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))
+	case errors.Is(err, context.Canceled):
+		return diag.NewErrorDiagnostic("Cancelled", fmt.Sprintf("Stopped before it could %s: %v", what, err))
+	case errors.As(err, &apiErr):
+		summary := fmt.Sprintf("Could not %s: %d %s", what, apiErr.StatusCode, apiErr.Title())
+		detail := serviceWords(apiErr)
+		switch apiErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			detail += "\n\nThe access token was refused even after a new one was fetched: check that the application key behind client_id may read this resource."
+		case http.StatusTooManyRequests:
+			detail += "\n\nThe service kept rate-limiting the provider. Lower max_parallel_requests or set rate_limit, or raise max_retries."
+		}
+		return diag.NewErrorDiagnostic(summary, detail)
+	case errors.As(err, &protoErr):
+		return diag.NewErrorDiagnostic("Unexpected response from the service",
+			fmt.Sprintf("Could not %s, because the provider cannot vouch for a complete and correct result: %v", what, err))
+	case errors.As(err, &transport):
+		return diag.NewErrorDiagnostic("Could not reach the service",
+			fmt.Sprintf("Could not %s: %v\n\nCheck base_url and the network path to the service; raise request_timeout or max_retries if the service is slow.", what, err))
+	default:
+		return diag.NewErrorDiagnostic("Could not "+what, err.Error())
+	}
+}
+
+// serviceWords renders an error with the service's status, title, detail
+// and request id on separate lines, or the error text when the service did
+// not answer.
+func serviceWords(err error) string {
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) {
+		return err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Request: %s %s\nStatus:  %d %s", apiErr.Method, apiErr.Path, apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
+	for _, e := range apiErr.Errors {
+		if e.Title != "" {
+			fmt.Fprintf(&b, "\nTitle:   %s", e.Title)
+		}
+		if e.Detail != "" {
+			fmt.Fprintf(&b, "\nDetail:  %s", e.Detail)
+		}
+	}
+	if len(apiErr.Errors) == 0 && apiErr.BodyExcerpt != "" {
+		fmt.Fprintf(&b, "\nBody (not a JSON:API error document): %s", apiErr.BodyExcerpt)
+	}
+	if id := apiErr.FirstRequestID(); id != "" {
+		fmt.Fprintf(&b, "\nRequest id: %s", id)
+	}
+	if apiErr.Attempts > 1 {
+		fmt.Fprintf(&b, "\nAttempts: %d (retries exhausted)", apiErr.Attempts)
+	}
+	return b.String()
+}
+
+// diagError folds diagnostics into an error, for code paths that return one.
+func diagError(diags diag.Diagnostics) error {
+	var parts []string
+	for _, d := range diags.Errors() {
+		parts = append(parts, d.Summary()+": "+d.Detail())
+	}
+	return errors.New(strings.Join(parts, "; "))
+}

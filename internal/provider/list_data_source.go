@@ -1,0 +1,284 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// defaultReadTimeout bounds a whole listing when timeouts.read is not set:
+// generous, since 100,000 records at a slow store take minutes.
+const defaultReadTimeout = 20 * time.Minute
+
+// listDataSource is the one implementation behind commerce_orders,
+// commerce_files and commerce_accounts.
+type listDataSource[T client.Record] struct {
+	rt     recordType[T]
+	client *client.Client
+}
+
+var _ datasource.DataSourceWithValidateConfig = (*listDataSource[client.Order])(nil)
+
+func (d *listDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Name
+}
+
+func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	r := d.rt.kind.Resource
+	sorts := make([]string, 0, 2*len(r.SortAttributes))
+	for _, s := range r.SortAttributes {
+		sorts = append(sorts, s, "-"+s)
+	}
+	ops := make([]string, 0, 7)
+	for _, o := range filter.Ops() {
+		ops = append(ops, string(o))
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
+			"the provider pages through the whole result set, also past the service's %d-record offset limit.", r.Singular, client.OffsetLimit),
+		Attributes: map[string]schema.Attribute{
+			"filter": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `%s`. "+
+					"Checked at plan time. Known attributes: %s.", d.rt.example, backticks(r.FilterAttributeNames())),
+			},
+			"where": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Conditions the provider turns into filter terms for you, quoting values so that any text (commas, parentheses, quotes, `*`, non-ASCII) matches exactly. " +
+					"AND-ed with each other and with `filter`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to compare, e.g. `" + r.FilterAttributeNames()[0] + "`."},
+					"op": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Operator: " + backticks(ops) + ". `like` matches `*` as any run of characters; `in` takes `values`.",
+						Validators:          []validator.String{stringvalidator.OneOf(ops...)}},
+					"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "The value, for every operator except `in`."},
+					"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "The values, for `in`."},
+				}},
+			},
+			"sort": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Order of the results: " + backticks(sorts) + "; a leading `-` means descending. Defaults to `" + client.DefaultSort + "` (oldest first). Records with equal sort values come in the service's order.",
+				Validators:          []validator.String{stringvalidator.OneOf(sorts...)},
+			},
+			"max_results": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: "Stop after this many records. Defaults to all of them.",
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"include_json": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "Also keep each record's raw JSON in its `json` attribute. Defaults to false, which keeps the state small.",
+			},
+			"ids": schema.ListAttribute{
+				Computed:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: fmt.Sprintf("Ids of the matching %s, in result order.", r.Name),
+			},
+			"total": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: fmt.Sprintf("How many %s match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.", r.Name),
+			},
+			r.Name: schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: fmt.Sprintf("The matching %s, in result order.", r.Name),
+				NestedObject:        schema.NestedAttributeObject{Attributes: d.rt.schemaAttributes(nil)},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx),
+		},
+	}
+}
+
+func (d *listDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+}
+
+// listInputs are the list data source's arguments.
+type listInputs struct {
+	Filter      types.String `tfsdk:"filter"`
+	Where       types.List   `tfsdk:"where"`
+	Sort        types.String `tfsdk:"sort"`
+	MaxResults  types.Int64  `tfsdk:"max_results"`
+	IncludeJSON types.Bool   `tfsdk:"include_json"`
+}
+
+func getListInputs(ctx context.Context, cfg interface {
+	GetAttribute(context.Context, path.Path, any) diag.Diagnostics
+}) (listInputs, diag.Diagnostics) {
+	var in listInputs
+	var diags diag.Diagnostics
+	diags.Append(cfg.GetAttribute(ctx, path.Root("filter"), &in.Filter)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("where"), &in.Where)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("sort"), &in.Sort)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("max_results"), &in.MaxResults)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &in.IncludeJSON)...)
+	return in, diags
+}
+
+// expression combines filter and where into the filter the service gets.
+// known is false when part of it is unknown at plan time.
+func (in listInputs) expression(ctx context.Context, r client.Resource, example string) (expr string, known bool, diags diag.Diagnostics) {
+	known = true
+	var parts []string
+	if in.Filter.IsUnknown() {
+		known = false
+	} else if !in.Filter.IsNull() {
+		diags.Append(checkFilterText(path.Root("filter"), in.Filter.ValueString(), r, example)...)
+		parts = append(parts, in.Filter.ValueString())
+	}
+	switch {
+	case in.Where.IsUnknown():
+		known = false
+	case !in.Where.IsNull():
+		var wheres []types.Object
+		diags.Append(in.Where.ElementsAs(ctx, &wheres, false)...)
+		for i, obj := range wheres {
+			p := path.Root("where").AtListIndex(i)
+			if obj.IsUnknown() {
+				known = false
+				continue
+			}
+			var w whereModel
+			diags.Append(obj.As(ctx, &w, objectAsOptions)...)
+			term, termKnown, tdiags := whereTerm(p, w)
+			diags.Append(tdiags...)
+			if !termKnown {
+				known = false
+				continue
+			}
+			if tdiags.HasError() {
+				continue
+			}
+			text := term.String()
+			diags.Append(checkTerm(p, term, text, r, example)...)
+			parts = append(parts, text)
+		}
+	}
+	expr = strings.Join(parts, ":")
+	if known && len(expr) > filter.MaxLength {
+		diags.AddAttributeError(path.Root("filter"), "Filter too long",
+			fmt.Sprintf("filter and where together make a %d-byte filter; the service takes at most %d bytes. Split the data source, or use fewer values in an in() list.", len(expr), filter.MaxLength))
+	}
+	return expr, known, diags
+}
+
+func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	in, diags := getListInputs(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, _, diags = in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	resp.Diagnostics.Append(diags...)
+}
+
+func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	in, diags := getListInputs(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	var to timeouts.Value
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &to)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	expr, _, diags := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	resp.Diagnostics.Append(diags...)
+	readTimeout, diags := to.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+
+	r := d.rt.kind.Resource
+	objType := d.rt.attrTypes()
+	includeJSON := in.IncludeJSON.ValueBool()
+	var ids, records []attr.Value
+	q := client.ListQuery{
+		Filter:      expr,
+		Sort:        in.Sort.ValueString(),
+		MaxResults:  int(in.MaxResults.ValueInt64()),
+		IncludeJSON: includeJSON,
+		Progress: func(listed, total int) {
+			tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), r.Name))
+		},
+	}
+	start := time.Now()
+	stats, err := client.List(ctx, d.client, d.rt.kind, q, func(rec T) error {
+		obj, err := d.rt.objectValue(rec, objType, includeJSON)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, types.StringValue(rec.RecordID()))
+		records = append(records, obj)
+		return nil
+	})
+	tflog.Debug(ctx, "listing finished", map[string]any{
+		"resource": r.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
+		"windows": stats.Windows, "duration_ms": time.Since(start).Milliseconds(),
+	})
+	if err != nil {
+		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+r.Name, err))
+		return
+	}
+	idList, diags := types.ListValue(types.StringType, ids)
+	resp.Diagnostics.Append(diags...)
+	recList, diags := types.ListValue(types.ObjectType{AttrTypes: objType}, records)
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ids"), idList)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("total"), types.Int64Value(int64(stats.Total)))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(r.Name), recList)...)
+}
+
+var objectAsOptions = basetypes.ObjectAsOptions{}
+
+// thousands renders n with comma separators, for progress lines.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func backticks(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "`" + s + "`"
+	}
+	return strings.Join(out, ", ")
+}
+
+// configureClient takes the provider's client from ConfigureRequest. It is
+// nil before the provider is configured (e.g. during validation).
+func configureClient(req datasource.ConfigureRequest, dst **client.Client) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if req.ProviderData == nil {
+		return diags
+	}
+	c, ok := req.ProviderData.(*client.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *client.Client, got %T; this is a bug in the provider, please report it", req.ProviderData))
+		return diags
+	}
+	*dst = c
+	return diags
+}

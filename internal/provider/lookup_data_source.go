@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// lookupDataSource is the one implementation behind commerce_order,
+// commerce_file and commerce_account: one record by id, by a unique
+// attribute, or by a filter that must match exactly one record.
+type lookupDataSource[T client.Record] struct {
+	rt     recordType[T]
+	client *client.Client
+}
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*lookupDataSource[client.Order])(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*lookupDataSource[client.Order])(nil)
+	_ datasource.DataSourceWithConfigValidators = (*lookupDataSource[client.Order])(nil)
+)
+
+// selectors are the arguments that pick the record: id, the unique keys,
+// and filter. Exactly one is set.
+func (d *lookupDataSource[T]) selectors() []string {
+	return append(append([]string{"id"}, d.rt.lookupKeys...), "filter")
+}
+
+func (d *lookupDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Singular
+}
+
+func (d *lookupDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	r := d.rt.kind.Resource
+	optional := map[string]bool{"id": true}
+	for _, k := range d.rt.lookupKeys {
+		optional[k] = true
+	}
+	attrs := d.rt.schemaAttributes(optional)
+	attrs["id"] = schema.StringAttribute{Optional: true, Computed: true,
+		MarkdownDescription: fmt.Sprintf("Id of the %s to read. One of %s must be set.", r.Singular, backticks(d.selectors()))}
+	for _, k := range d.rt.lookupKeys {
+		a := attrs[k].(schema.StringAttribute)
+		a.MarkdownDescription += fmt.Sprintf(" Set it to look the %s up by it: exactly one %s may match.", r.Singular, r.Singular)
+		attrs[k] = a
+	}
+	attrs["filter"] = schema.StringAttribute{Optional: true,
+		MarkdownDescription: fmt.Sprintf("Filter expression that must match exactly one %s, e.g. `%s`. Same grammar as the `filter` of `commerce_%s`.", r.Singular, d.rt.example, r.Name)}
+	attrs["include_json"] = schema.BoolAttribute{Optional: true,
+		MarkdownDescription: "Also keep the record's raw JSON in `json`. Defaults to false."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: fmt.Sprintf("Reads one %s: by `id`, by one of its unique attributes (%s), or by a `filter` that matches exactly one. "+
+			"Finding none, or more than one, is an error that says what was searched.", r.Singular, backticks(d.rt.lookupKeys)),
+		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
+	}
+}
+
+func (d *lookupDataSource[T]) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	var paths []path.Expression
+	for _, s := range d.selectors() {
+		paths = append(paths, path.MatchRoot(s))
+	}
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(paths...)}
+}
+
+func (d *lookupDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+}
+
+// selected returns the selector that is set and its value; ok is false
+// while a selector is unknown.
+func (d *lookupDataSource[T]) selected(ctx context.Context, cfg interface {
+	GetAttribute(context.Context, path.Path, any) diag.Diagnostics
+}) (name, value string, ok bool, diags diag.Diagnostics) {
+	for _, s := range d.selectors() {
+		var v types.String
+		diags.Append(cfg.GetAttribute(ctx, path.Root(s), &v)...)
+		switch {
+		case v.IsUnknown():
+			return "", "", false, diags
+		case v.IsNull():
+			continue
+		case v.ValueString() == "":
+			diags.AddAttributeError(path.Root(s), "Empty "+s,
+				fmt.Sprintf("%s is an empty string; give the value to look the %s up by.", s, d.rt.kind.Singular))
+			return "", "", false, diags
+		default:
+			name, value = s, v.ValueString()
+		}
+	}
+	return name, value, name != "", diags
+}
+
+func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	name, value, ok, diags := d.selected(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	if ok && name == "filter" {
+		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, d.rt.kind.Resource, d.rt.example)...)
+	}
+}
+
+func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	name, value, ok, diags := d.selected(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	var includeJSON types.Bool
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("include_json"), &includeJSON)...)
+	var to timeouts.Value
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &to)...)
+	if resp.Diagnostics.HasError() || !ok {
+		return
+	}
+	readTimeout, diags := to.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+
+	r := d.rt.kind.Resource
+	var rec T
+	if name == "id" {
+		var err error
+		rec, err = client.Get(ctx, d.client, d.rt.kind, value, includeJSON.ValueBool())
+		if client.IsStatus(err, 404) {
+			resp.Diagnostics.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
+				fmt.Sprintf("No %s has id %q: %v", r.Singular, value, err))
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.Append(errorDiagnostic(ctx, "read "+r.Singular+" "+value, err))
+			return
+		}
+	} else {
+		expr, searched := value, "the filter "+value
+		if name != "filter" {
+			expr = filter.Expr{filter.NewTerm(filter.Eq, name, value)}.String()
+			searched = fmt.Sprintf("%s = %q", name, value)
+		}
+		var found []T
+		stats, err := client.List(ctx, d.client, d.rt.kind, client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON.ValueBool()},
+			func(t T) error { found = append(found, t); return nil })
+		if err != nil {
+			resp.Diagnostics.Append(errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err))
+			return
+		}
+		switch {
+		case len(found) == 0:
+			resp.Diagnostics.AddAttributeError(path.Root(name), "No "+r.Singular+" found",
+				fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", r.Singular, searched, expr))
+			return
+		case len(found) > 1 || stats.Total > 1:
+			resp.Diagnostics.AddAttributeError(path.Root(name), "More than one "+r.Singular+" found",
+				fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use commerce_%s to list them all.",
+					max(stats.Total, len(found)), r.Name, searched, r.Name))
+			return
+		}
+		rec = found[0]
+	}
+	obj, err := d.rt.objectValue(rec, d.rt.attrTypes(), includeJSON.ValueBool())
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	for attrName, v := range obj.Attributes() {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrName), v)...)
+	}
+}

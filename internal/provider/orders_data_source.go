@@ -1,0 +1,44 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+var orderType = recordType[client.Order]{
+	kind: client.Orders,
+	fields: []field{
+		{"status", "Order status, e.g. `incomplete`, `processing`, `complete`, `cancelled`.", types.StringType},
+		{"payment", "Payment status, e.g. `unpaid`, `authorized`, `paid`, `refunded`.", types.StringType},
+		{"shipping", "Shipping status, e.g. `unfulfilled`, `fulfilled`.", types.StringType},
+		{"order_number", "Human-facing order number.", types.StringType},
+		{"external_ref", "Reference of the order in another system.", types.StringType},
+		{"customer_name", "Name of the customer.", types.StringType},
+		{"customer_email", "Email address of the customer.", types.StringType},
+		{"currency", "Currency of the amount, e.g. `USD`.", types.StringType},
+		{"amount_with_tax", "Order total including tax, in minor units of `currency` (cents).", types.Int64Type},
+	},
+	values: func(o client.Order) map[string]attr.Value {
+		return map[string]attr.Value{
+			"status":          optString(o.Status),
+			"payment":         optString(o.Payment),
+			"shipping":        optString(o.Shipping),
+			"order_number":    optString(o.OrderNumber),
+			"external_ref":    optString(o.ExternalRef),
+			"customer_name":   optString(o.CustomerName),
+			"customer_email":  optString(o.CustomerEmail),
+			"currency":        optString(o.Currency),
+			"amount_with_tax": optInt64(o.AmountWithTax),
+		}
+	},
+	lookupKeys: []string{"order_number", "external_ref"},
+	example:    "ge(created_at,2026-01-01T00:00:00.000Z):eq(status,complete)",
+}
+
+// NewOrdersDataSource is commerce_orders.
+func NewOrdersDataSource() datasource.DataSource {
+	return &listDataSource[client.Order]{rt: orderType}
+}

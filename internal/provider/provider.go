@@ -1,0 +1,268 @@
+// Package provider maps the commerce service, through internal/client, onto
+// Terraform: schemas, plan-time validation, and diagnostics.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// Environment variables the provider reads when an attribute is not set.
+const (
+	EnvClientID     = "COMMERCE_CLIENT_ID"
+	EnvClientSecret = "COMMERCE_CLIENT_SECRET"
+	EnvBaseURL      = "COMMERCE_BASE_URL"
+	EnvAuthURL      = "COMMERCE_AUTH_URL"
+	EnvRateLimit    = "COMMERCE_RATE_LIMIT"
+)
+
+// MaxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
+// sees a burst that looks like abuse, and listing gets no faster.
+const MaxParallelRequestsLimit = 64
+
+var _ provider.ProviderWithValidateConfig = (*commerceProvider)(nil)
+
+type commerceProvider struct {
+	version string
+}
+
+// New returns the provider factory for providerserver.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &commerceProvider{version: version} }
+}
+
+type providerModel struct {
+	ClientID            types.String  `tfsdk:"client_id"`
+	ClientSecret        types.String  `tfsdk:"client_secret"`
+	BaseURL             types.String  `tfsdk:"base_url"`
+	AuthURL             types.String  `tfsdk:"auth_url"`
+	PageSize            types.Int64   `tfsdk:"page_size"`
+	MaxParallelRequests types.Int64   `tfsdk:"max_parallel_requests"`
+	RateLimit           types.Float64 `tfsdk:"rate_limit"`
+	MaxRetries          types.Int64   `tfsdk:"max_retries"`
+	RequestTimeout      types.String  `tfsdk:"request_timeout"`
+}
+
+func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "commerce"
+	resp.Version = p.version
+}
+
+func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads orders, files and accounts from the commerce service with OAuth2 client credentials. " +
+			"Every setting can also come from an environment variable, so that credentials stay out of configuration.",
+		Attributes: map[string]schema.Attribute{
+			"client_id": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Client id of the application key. Falls back to `" + EnvClientID + "`. Required from one of the two.",
+			},
+			"client_secret": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "Client secret of the application key. Falls back to `" + EnvClientSecret + "`; prefer the variable, so that the secret stays out of configuration files. Required from one of the two.",
+			},
+			"base_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Address of the service, e.g. `https://api.example.com`; resources are read below `base_url` + `/v2`. Falls back to `" + EnvBaseURL + "`. Required from one of the two. " +
+					"Must be `https`, except for loopback hosts (`127.0.0.1`, `::1`, `localhost`) such as the local emulator.",
+			},
+			"auth_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Address of the authorization service; the token is requested from `auth_url` + `/oauth/access_token`. Falls back to `" + EnvAuthURL + "`, then to `base_url`. " +
+					"The client secret is sent here, so the same `https` rule applies.",
+			},
+			"page_size": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: fmt.Sprintf("Records per page request (`page[limit]`), 1 to %d. Defaults to %d, the service's maximum, which needs the fewest requests.", client.MaxPageSize, client.DefaultPageSize),
+				Validators:          []validator.Int64{int64validator.Between(1, client.MaxPageSize)},
+			},
+			"max_parallel_requests": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("Most page requests in flight at once while listing, 1 to %d. Defaults to %d. ", MaxParallelRequestsLimit, client.DefaultMaxParallelRequests) +
+					"The provider halves its parallelism on its own when the service answers `429 Too Many Requests` and grows it back slowly, so the default also works on stores with low rate limits.",
+				Validators: []validator.Int64{int64validator.Between(1, MaxParallelRequestsLimit)},
+			},
+			"rate_limit": schema.Float64Attribute{
+				Optional:            true,
+				MarkdownDescription: "Ceiling on requests per second to the service, for stores that share a rate limit with other clients. Falls back to `" + EnvRateLimit + "`. Unset means no ceiling beyond the adaptive back-off.",
+				Validators:          []validator.Float64{float64validator.AtLeast(0.01)},
+			},
+			"max_retries": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: fmt.Sprintf("Retries of a request that failed with 429, 500, 502, 503, 504 or a network error, with exponential back-off that honours `Retry-After`. 0 to 20; defaults to %d.", client.DefaultMaxRetries),
+				Validators:          []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: fmt.Sprintf("Time one request attempt may take, as a Go duration such as `30s` or `2m`. Defaults to `%s`. A whole listing is bounded by the data source's `timeouts.read` instead.", client.DefaultRequestTimeout),
+				Validators:          []validator.String{durationValidator{}},
+			},
+		},
+	}
+}
+
+// ValidateConfig checks what can be checked without the service, for
+// `terraform validate` in pipelines. Unknown values are left to Configure.
+func (p *commerceProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for _, u := range []struct {
+		attr string
+		env  string
+		val  types.String
+	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"auth_url", EnvAuthURL, cfg.AuthURL}} {
+		if u.val.IsNull() || u.val.IsUnknown() {
+			continue
+		}
+		if _, err := client.NormalizeServiceURL(u.val.ValueString()); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(u.attr), "Invalid "+u.attr,
+				fmt.Sprintf("%s %v.", u.attr, err))
+		}
+	}
+}
+
+// settings are the provider's values after environment fallbacks.
+type settings struct {
+	clientID, clientSecret, baseURL, authURL string
+}
+
+func (p *commerceProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, ok := p.resolve(cfg, resp)
+	if !ok {
+		return
+	}
+	ccfg := client.Config{
+		BaseURL:             s.baseURL,
+		AuthURL:             s.authURL,
+		ClientID:            s.clientID,
+		ClientSecret:        s.clientSecret,
+		PageSize:            int(valueOr(cfg.PageSize, client.DefaultPageSize)),
+		MaxParallelRequests: int(valueOr(cfg.MaxParallelRequests, client.DefaultMaxParallelRequests)),
+		MaxRetries:          int(valueOr(cfg.MaxRetries, client.DefaultMaxRetries)),
+		RequestTimeout:      client.DefaultRequestTimeout,
+		UserAgent:           fmt.Sprintf("terraform-provider-commerce/%s (+terraform %s)", p.version, req.TerraformVersion),
+		Logger:              tfLogger{},
+	}
+	if !cfg.RequestTimeout.IsNull() {
+		ccfg.RequestTimeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString()) // validated by the schema
+	}
+	switch {
+	case !cfg.RateLimit.IsNull():
+		ccfg.RateLimit = cfg.RateLimit.ValueFloat64()
+	case os.Getenv(EnvRateLimit) != "":
+		v, err := strconv.ParseFloat(os.Getenv(EnvRateLimit), 64)
+		if err != nil || v <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("rate_limit"), "Invalid rate_limit",
+				fmt.Sprintf("%s=%q is not a positive number of requests per second, e.g. 25. Fix or unset the variable, or set rate_limit in the provider block.", EnvRateLimit, os.Getenv(EnvRateLimit)))
+			return
+		}
+		ccfg.RateLimit = v
+	}
+	c, err := client.New(ccfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
+		return
+	}
+	resp.DataSourceData = c
+	resp.ResourceData = c
+}
+
+// resolve applies the environment fallbacks and reports what is missing or
+// malformed against the attribute and its variable.
+func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureResponse) (settings, bool) {
+	var s settings
+	pick := func(attr, env string, v types.String, required bool) string {
+		if v.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
+				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time, or use the %s environment variable.", attr, env))
+			return ""
+		}
+		if !v.IsNull() {
+			if v.ValueString() == "" && required {
+				resp.Diagnostics.AddAttributeError(path.Root(attr), "Empty "+attr,
+					fmt.Sprintf("%s is set to an empty string. Give it a value, or remove it and set the %s environment variable.", attr, env))
+			}
+			return v.ValueString()
+		}
+		val := os.Getenv(env)
+		if val == "" && required {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Missing "+attr,
+				fmt.Sprintf("The provider needs %s. Set %s in the provider \"commerce\" block, or set the %s environment variable.", attr, attr, env))
+		}
+		return val
+	}
+	s.clientID = pick("client_id", EnvClientID, cfg.ClientID, true)
+	s.clientSecret = pick("client_secret", EnvClientSecret, cfg.ClientSecret, true)
+	s.baseURL = pick("base_url", EnvBaseURL, cfg.BaseURL, true)
+	s.authURL = pick("auth_url", EnvAuthURL, cfg.AuthURL, false)
+	if resp.Diagnostics.HasError() {
+		return s, false
+	}
+	checkURL := func(attr, env, raw string) string {
+		norm, err := client.NormalizeServiceURL(raw)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Invalid "+attr,
+				fmt.Sprintf("%s (from the provider block or %s) %v.", attr, env, err))
+		}
+		return norm
+	}
+	s.baseURL = checkURL("base_url", EnvBaseURL, s.baseURL)
+	if s.authURL != "" {
+		s.authURL = checkURL("auth_url", EnvAuthURL, s.authURL)
+		if base, auth := hostOf(s.baseURL), hostOf(s.authURL); base != "" && auth != "" && base != auth {
+			resp.Diagnostics.AddAttributeWarning(path.Root("auth_url"), "auth_url is on another host",
+				fmt.Sprintf("The client secret is sent to %s, while resources are read from %s. Make sure both belong to your service.", auth, base))
+		}
+	}
+	return s, !resp.Diagnostics.HasError()
+}
+
+func hostOf(u string) string {
+	rest, ok := strings.CutPrefix(u, "https://")
+	if !ok {
+		rest, _ = strings.CutPrefix(u, "http://")
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return strings.ToLower(host)
+}
+
+func valueOr(v types.Int64, def int64) int64 {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v.ValueInt64()
+}
+
+func (p *commerceProvider) Resources(context.Context) []func() resource.Resource { return nil }
+
+func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewOrdersDataSource, NewFilesDataSource, NewAccountsDataSource,
+		NewOrderDataSource, NewFileDataSource, NewAccountDataSource,
+	}
+}
