@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFlags(t *testing.T) {
+	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-orders", "0", "-files", "7", "-latency", "5ms",
+		"-order-ties", "100,20", "-account-ties", "none", "-fail-rate", "0.1", "-seed", "9"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.opts
+	if o.Orders != -1 || o.Files != 7 || o.Accounts != 250 || o.Latency != 5*time.Millisecond || o.Seed != 9 ||
+		len(o.OrderTieGroups) != 2 || o.AccountTieGroups == nil || len(o.AccountTieGroups) != 0 || o.FileTieGroups != nil ||
+		o.Faults == nil || o.ClientID != "emulator-client-id" {
+		t.Errorf("options %+v", o)
+	}
+	for _, args := range [][]string{
+		{"-addr", "0.0.0.0:8080"},
+		{"-addr", ":8080"},
+		{"-addr", "192.168.1.1:80"},
+		{"-addr", "example.com:80"},
+		{"-orders", "-1"},
+		{"-fail-rate", "2"},
+		{"-page-limit", "101"},
+		{"-order-ties", "1"},
+		{"-base-time", "yesterday"},
+		{"extra"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "localhost:8080", "127.0.0.2:80"} {
+		if _, err := parseFlags([]string{"-addr", addr}, io.Discard); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8080": "http://127.0.0.1:8080",
+		"emulator-client-id":    "emulator-client-id",
+		"it's $x":               `'it'\''s $x'`,
+		"":                      "''",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if strings.Contains(shellQuote("a b"), " ") && !strings.HasPrefix(shellQuote("a b"), "'") {
+		t.Error("space not quoted")
+	}
+}

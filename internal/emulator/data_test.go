@@ -1,0 +1,426 @@
+package emulator
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/url"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestDeterminism(t *testing.T) {
+	opts := Options{Orders: 3000, Files: 200, Accounts: 150, Seed: 42}
+	a, b := New(opts), New(opts)
+	if !reflect.DeepEqual(a.Orders(), b.Orders()) || !reflect.DeepEqual(a.Files(), b.Files()) || !reflect.DeepEqual(a.Accounts(), b.Accounts()) {
+		t.Fatal("same options, different data")
+	}
+	// Writes are deterministic too (apart from their timestamps).
+	oa, ob := a.InsertOrder(), b.InsertOrder()
+	if oa.ID != ob.ID || oa.OrderNumber != ob.OrderNumber || oa.CustomerEmail != ob.CustomerEmail {
+		t.Error("inserted orders differ")
+	}
+	c := New(Options{Orders: 3000, Files: 200, Accounts: 150, Seed: 43})
+	if c.Orders()[0].ID == a.Orders()[0].ID || c.Accounts()[30].Name == a.Accounts()[30].Name {
+		t.Error("different seeds, same data")
+	}
+	// Changing one count leaves the other resources alone.
+	d := New(Options{Orders: 10, Files: 200, Accounts: 150, Seed: 42})
+	if !reflect.DeepEqual(d.Accounts(), b.Accounts()) || !reflect.DeepEqual(d.Files(), b.Files()) {
+		t.Error("order count changes accounts or files")
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	s := New(Options{})
+	if s.Count("orders") != 2500 || s.Count("files") != 300 || s.Count("accounts") != 250 {
+		t.Errorf("counts %d %d %d", s.Count("orders"), s.Count("files"), s.Count("accounts"))
+	}
+	if o := s.Orders()[0]; !o.CreatedAt.Equal(DefaultBaseTime) {
+		t.Errorf("first created_at %v", o.CreatedAt)
+	}
+	if g, _ := largestTieGroup(oracleRows(s, "orders"), "created_at"); len(g) != 350 {
+		t.Errorf("default order tie group %d", len(g))
+	}
+	none := New(Options{Orders: -1, Files: -1, Accounts: -1, OrderTieGroups: []int{}})
+	if none.Count("orders")+none.Count("files")+none.Count("accounts") != 0 {
+		t.Error("negative counts")
+	}
+	if ids, err := none.ExpectedIDs("orders", "", "-created_at"); err != nil || len(ids) != 0 {
+		t.Errorf("empty table: %v %v", ids, err)
+	}
+	noTies := New(Options{Orders: 2000, OrderTieGroups: []int{}})
+	if g, _ := largestTieGroup(oracleRows(noTies, "orders"), "created_at"); len(g) > 10 {
+		t.Errorf("tie group of %d without tie groups", len(g))
+	}
+}
+
+var (
+	uuidRe    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	emailRe   = regexp.MustCompile(`^[a-z]+\.[a-z]+[0-9]{1,2}@example\.(com|org)$`)
+	orderNoRe = regexp.MustCompile(`^ORD-[0-9]{7}$`)
+)
+
+func TestGeneratedData(t *testing.T) {
+	s := New(Options{Orders: 20000, Files: 2000, Accounts: 3000})
+	seen := map[string]bool{}
+	unique := func(kind, v string) {
+		t.Helper()
+		if seen[kind+"\x00"+v] {
+			t.Fatalf("duplicate %s %q", kind, v)
+		}
+		seen[kind+"\x00"+v] = true
+	}
+	checkTimes := func(kind string, i int, c, u, prev time.Time) {
+		t.Helper()
+		if u.Before(c) || c.Before(prev) || c.Nanosecond()%int(time.Millisecond) != 0 || c.After(time.Now()) {
+			t.Fatalf("%s %d: created %v updated %v previous %v", kind, i, c, u, prev)
+		}
+	}
+	orders := s.Orders()
+	var prev time.Time
+	domains, statuses, currencies := map[string]int{}, map[string]int{}, map[string]int{}
+	equalNeighbours := 0
+	for i, o := range orders {
+		unique("id", o.ID)
+		unique("order_number", o.OrderNumber)
+		if !uuidRe.MatchString(o.ID) || !orderNoRe.MatchString(o.OrderNumber) || !emailRe.MatchString(o.CustomerEmail) || o.CustomerName == "" {
+			t.Fatalf("order %+v", o)
+		}
+		if o.CreatedAt.Equal(prev) {
+			equalNeighbours++
+		}
+		checkTimes("order", i, o.CreatedAt, o.UpdatedAt, prev)
+		prev = o.CreatedAt
+		domains[o.CustomerEmail[strings.Index(o.CustomerEmail, "@"):]]++
+		statuses[o.Status+"/"+o.Payment+"/"+o.Shipping]++
+		currencies[o.Currency]++
+		if o.Amount <= 0 {
+			t.Fatalf("amount %d", o.Amount)
+		}
+	}
+	if domains["@example.com"] < 10000 || domains["@example.org"] < 2000 || len(currencies) != 3 || len(statuses) < 6 || equalNeighbours < 350 {
+		t.Errorf("domains %v currencies %v statuses %v equal neighbours %d", domains, currencies, statuses, equalNeighbours)
+	}
+	for status := range statuses {
+		parts := strings.Split(status, "/")
+		if !slices.Contains([]string{"incomplete", "processing", "complete", "cancelled"}, parts[0]) ||
+			!slices.Contains([]string{"unpaid", "authorized", "paid", "refunded"}, parts[1]) ||
+			!slices.Contains([]string{"unfulfilled", "fulfilled"}, parts[2]) {
+			t.Errorf("status combination %s", status)
+		}
+	}
+	// Ids do not sort like creation.
+	ids := make([]string, 0, 100)
+	for _, o := range orders[:100] {
+		ids = append(ids, o.ID)
+	}
+	if slices.IsSorted(ids) {
+		t.Error("ids sort like created_at")
+	}
+
+	prev = time.Time{}
+	for i, f := range s.Files() {
+		unique("id", f.ID)
+		if !uuidRe.MatchString(f.ID) || f.FileName == "" || !strings.Contains(f.MimeType, "/") || f.FileSize <= 0 ||
+			f.Link != "https://files.example.test/"+f.ID+"/"+f.FileName {
+			t.Fatalf("file %+v", f)
+		}
+		checkTimes("file", i, f.CreatedAt, f.UpdatedAt, prev)
+		prev = f.CreatedAt
+	}
+
+	prev = time.Time{}
+	accounts := s.Accounts()
+	byID := map[string]int{}
+	withParent := 0
+	for i, a := range accounts {
+		unique("id", a.ID)
+		unique("name", a.Name)
+		unique("legal_name", a.LegalName)
+		unique("registration_id", a.RegistrationID)
+		if a.ExternalRef != "" {
+			unique("external_ref", a.ExternalRef)
+		}
+		if !uuidRe.MatchString(a.ID) || a.Name == "" || a.LegalName == "" || a.RegistrationID == "" {
+			t.Fatalf("account %+v", a)
+		}
+		if a.ParentID != "" {
+			p, ok := byID[a.ParentID]
+			if !ok || p >= i {
+				t.Fatalf("account %d has parent %q that is not an earlier account", i, a.ParentID)
+			}
+			withParent++
+		}
+		byID[a.ID] = i
+		checkTimes("account", i, a.CreatedAt, a.UpdatedAt, prev)
+		prev = a.CreatedAt
+	}
+	if withParent < len(accounts)/10 {
+		t.Errorf("%d accounts with a parent", withParent)
+	}
+	for i, name := range []string{"Acme, Inc.", "Smith (Holdings) Ltd", "Key: Value Partners", "O'Brien & Sons", `The "Quoted" Company`,
+		`Back\slash Trading`, "Star*Power Ventures", " Leading Space Co", "Trailing Space Co ", "Müller & Söhne GmbH", "東京商事", "Rocket 🚀 Labs"} {
+		if !slices.ContainsFunc(accounts[:25], func(a Account) bool { return a.Name == name }) {
+			t.Errorf("hostile name %d %q missing", i, name)
+		}
+	}
+}
+
+func TestGenerationSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	start := time.Now()
+	s := New(Options{Orders: 100000})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("generating 100,000 orders took %v", d)
+	}
+	if s.Count("orders") != 100000 {
+		t.Fatal("count")
+	}
+	last := s.Orders()[99999]
+	if last.CreatedAt.After(DefaultBaseTime.AddDate(1, 0, 0)) {
+		t.Errorf("records span past a year: %v", last.CreatedAt)
+	}
+}
+
+func TestAppendTimestamp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cases := []int64{0, 1, 999, 86399999, 86400000, -1, 951782400000 /* 2000-02-29 */, 253402300799999 /* 9999-12-31 */, -62135596800000 /* year 1 */}
+	for range 100000 {
+		cases = append(cases, rng.Int64N(253402300799999))
+	}
+	for _, ms := range cases {
+		got := string(appendTimestamp(nil, ms))
+		if want := time.UnixMilli(ms).UTC().Format(timestampLayout); got != want {
+			t.Fatalf("appendTimestamp(%d) = %s, want %s", ms, got, want)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uo\te`, "tab\tnl\ncr\r\x00\x1f", "東京商事 🚀", "bad\xffutf8", "line\u2028sep\u2029", "<&>"} {
+		b := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%q -> %s: %v", s, b, err)
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want {
+			t.Errorf("%q round-trips to %q", s, back)
+		}
+	}
+}
+
+func TestWrites(t *testing.T) {
+	c := startServer(t, Options{Orders: 500, Files: 50, Accounts: 40, OrderTieGroups: []int{100}})
+	s := c.s
+	before, _ := s.ExpectedIDs("orders", "", "created_at")
+	maxSeeded := time.Time{}
+	for _, o := range s.Orders() {
+		if o.UpdatedAt.After(maxSeeded) {
+			maxSeeded = o.UpdatedAt
+		}
+	}
+
+	// Insert: last by created_at and updated_at, first in descending order.
+	o := s.InsertOrder()
+	if !o.CreatedAt.After(maxSeeded) || !o.UpdatedAt.Equal(o.CreatedAt) || o.OrderNumber != "ORD-0000501" {
+		t.Errorf("inserted %+v", o)
+	}
+	after, _ := s.ExpectedIDs("orders", "", "created_at")
+	if !slices.Equal(after[:500], before) || after[500] != o.ID || s.Count("orders") != 501 {
+		t.Error("insert misplaced in created_at order")
+	}
+	if desc, _ := s.ExpectedIDs("orders", "", "-updated_at"); desc[0] != o.ID {
+		t.Error("insert not first by -updated_at")
+	}
+	if resp, body := c.get("/v2/orders/"+o.ID, ""); resp.StatusCode != 200 {
+		t.Errorf("GET inserted: %d %s", resp.StatusCode, body)
+	}
+
+	// Update: moves to the end of updated_at, keeps its created_at place.
+	beforeUpd, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-updated_at") // cached result
+	target := before[250]                                                         // inside the tie group
+	old := findOrder(s.Orders(), target)
+	upd, err := s.UpdateOrder(target)
+	if err != nil || !upd.UpdatedAt.After(o.UpdatedAt) || !upd.CreatedAt.Equal(old.CreatedAt) {
+		t.Fatalf("update: %v %+v", err, upd)
+	}
+	byUpd, _ := s.ExpectedIDs("orders", "", "updated_at")
+	if byUpd[len(byUpd)-1] != target {
+		t.Error("updated order not last by updated_at")
+	}
+	if again, _ := s.ExpectedIDs("orders", "", "created_at"); !slices.Equal(again, after) {
+		t.Error("update changed created_at order")
+	}
+	nowComplete, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-updated_at")
+	if old.Status == "processing" && nowComplete[0] != target {
+		t.Error("cached filter result not invalidated by the update")
+	}
+	if old.Status == "complete" && (nowComplete[0] != target || len(nowComplete) != len(beforeUpd)) {
+		t.Error("cached filter result not invalidated by the update")
+	}
+	lb := c.list("orders", q("filter", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", "sort", "updated_at"))
+	if len(lb.Data) != 1 || lb.Data[0].ID != target {
+		t.Errorf("changes since the insert: %v", lb.ids())
+	}
+
+	// Delete: gone everywhere.
+	if err := s.DeleteOrder(target); err != nil {
+		t.Fatal(err)
+	}
+	for _, sortParam := range sortValues["orders"] {
+		ids, _ := s.ExpectedIDs("orders", "", sortParam)
+		if slices.Contains(ids, target) || len(ids) != 500 {
+			t.Errorf("sort=%s still has the deleted order (%d ids)", sortParam, len(ids))
+		}
+	}
+	if resp, body := c.get("/v2/orders/"+target, ""); resp.StatusCode != 404 {
+		t.Errorf("GET deleted: %d %s", resp.StatusCode, body)
+	}
+	if findOrder(s.Orders(), target) != nil || s.Count("orders") != 500 {
+		t.Error("Orders() still has the deleted order")
+	}
+	if _, err := s.UpdateOrder(target); err == nil {
+		t.Error("update of a deleted order")
+	}
+	if err := s.DeleteOrder(target); err == nil {
+		t.Error("double delete")
+	}
+
+	// The other resources and the generic forms.
+	f := s.InsertFile()
+	if _, err := s.UpdateFile(f.ID); err != nil {
+		t.Error(err)
+	}
+	a := s.InsertAccount()
+	if a.Name == "" || a.RegistrationID == "" {
+		t.Errorf("account %+v", a)
+	}
+	ua, err := s.UpdateAccount(a.ID)
+	if err != nil || ua.Name != a.Name || !ua.UpdatedAt.After(a.UpdatedAt) {
+		t.Errorf("update account %+v %v", ua, err)
+	}
+	if err := s.DeleteAccount(a.ID); err != nil {
+		t.Error(err)
+	}
+	if err := s.DeleteFile(f.ID); err != nil {
+		t.Error(err)
+	}
+	id, err := s.Insert("accounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update("accounts", id); err != nil {
+		t.Error(err)
+	}
+	byName, _ := s.ExpectedIDs("accounts", "", "name")
+	oracle := oracleIDs(oracleRows(s, "accounts"), nil, "name")
+	if !slices.Equal(byName, oracle) {
+		t.Error("name index wrong after writes")
+	}
+	if err := s.Delete("accounts", id); err != nil || s.Count("accounts") != 40 {
+		t.Errorf("generic delete: %v, %d accounts", err, s.Count("accounts"))
+	}
+	if _, err := s.Insert("nope"); err == nil {
+		t.Error("insert into unknown resource")
+	}
+	// Every index agrees with the oracle after all that.
+	for _, res := range []string{"orders", "files", "accounts"} {
+		rows := oracleRows(s, res)
+		for _, sortParam := range sortValues[res] {
+			got, _ := s.ExpectedIDs(res, "", sortParam)
+			if !slices.Equal(got, oracleIDs(rows, nil, sortParam)) {
+				t.Errorf("%s sort=%s wrong after writes", res, sortParam)
+			}
+		}
+	}
+}
+
+func findOrder(orders []Order, id string) *Order {
+	for i := range orders {
+		if orders[i].ID == id {
+			return &orders[i]
+		}
+	}
+	return nil
+}
+
+func TestWriteClock(t *testing.T) {
+	future := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := New(Options{Orders: 10, Files: 1, Accounts: 1, Now: func() time.Time { return future }})
+	a, b := s.InsertOrder(), s.InsertOrder()
+	if !a.CreatedAt.Equal(future) || !b.CreatedAt.Equal(future.Add(time.Millisecond)) {
+		t.Errorf("clock: %v %v", a.CreatedAt, b.CreatedAt)
+	}
+	past := New(Options{Orders: 10, Files: 1, Accounts: 1, Now: func() time.Time { return time.Unix(0, 0) }})
+	c := past.InsertOrder()
+	if !c.CreatedAt.After(past.Orders()[9].UpdatedAt) {
+		t.Error("write clock not after seeded timestamps")
+	}
+}
+
+// TestConcurrentReadsAndWrites pages through lists over HTTP while writes
+// happen (run with -race).
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	c := startServer(t, Options{Orders: 3000, Files: 100, Accounts: 100})
+	s := c.s
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(done)
+		for i := range 200 {
+			o := s.InsertOrder()
+			if i%2 == 0 {
+				_, _ = s.UpdateOrder(o.ID)
+			}
+			if i%3 == 0 {
+				_ = s.DeleteOrder(o.ID)
+			}
+			id, _ := s.Insert("accounts")
+			_ = s.Update("accounts", id)
+		}
+	})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				for _, qv := range []url.Values{
+					q("sort", "-updated_at", "page[limit]", "100", "filter", "eq(status,complete)"),
+					q("sort", "created_at", "page[limit]", "100", "page[offset]", "2900"),
+					q("sort", "-name", "page[limit]", "50"),
+				} {
+					res := "orders"
+					if qv.Get("sort") == "-name" {
+						res = "accounts"
+					}
+					resp, body := c.get("/v2/"+res, qv.Encode())
+					if resp.StatusCode != 200 {
+						t.Errorf("%d %s", resp.StatusCode, body)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if s.Count("orders") != 3000+200-67 {
+		t.Errorf("%d orders", s.Count("orders"))
+	}
+	rows := oracleRows(s, "orders")
+	for _, sortParam := range sortValues["orders"] {
+		got, _ := s.ExpectedIDs("orders", "", sortParam)
+		if !slices.Equal(got, oracleIDs(rows, nil, sortParam)) {
+			t.Errorf("sort=%s wrong after concurrent writes", sortParam)
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package emulator
+
+import (
+	"net/url"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// JSON is written by hand with append-style helpers: a page of 100 records
+// is encoded without reflection and with no allocation besides the pooled
+// output buffer.
+
+// plainJSON marks the bytes that stand for themselves in a JSON string.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string. Invalid UTF-8 is replaced by
+// U+FFFD, as encoding/json does.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainJSON[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			if r == '\u2028' || r == '\u2029' {
+				b = append(b, s[start:i]...)
+				b = append(b, `\u202`...)
+				b = append(b, hexDigits[r&0xf])
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendTimestamp appends ms (milliseconds since the epoch, UTC) in
+// filter.TimestampLayout, without the quotes.
+func appendTimestamp(b []byte, ms int64) []byte {
+	days := ms / 86400000
+	rem := ms % 86400000
+	if rem < 0 {
+		rem += 86400000
+		days--
+	}
+	// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era = (z - 146096) / 146097
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	b = append4(b, y)
+	b = append(b, '-')
+	b = append2(b, m)
+	b = append(b, '-')
+	b = append2(b, d)
+	b = append(b, 'T')
+	b = append2(b, rem/3600000)
+	b = append(b, ':')
+	b = append2(b, rem/60000%60)
+	b = append(b, ':')
+	b = append2(b, rem/1000%60)
+	b = append(b, '.')
+	b = append(b, byte('0'+rem%1000/100), byte('0'+rem%100/10), byte('0'+rem%10))
+	return append(b, 'Z')
+}
+
+func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+
+func append4(b []byte, v int64) []byte {
+	if v < 0 || v > 9999 {
+		return strconv.AppendInt(b, v, 10)
+	}
+	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+}
+
+func appendQuotedTimestamp(b []byte, ms int64) []byte {
+	b = append(b, '"')
+	b = appendTimestamp(b, ms)
+	return append(b, '"')
+}
+
+// appendTimestamps appends the created_at and updated_at members (without a
+// leading comma).
+func appendTimestamps(b []byte, t *table, row int32) []byte {
+	b = append(b, `"created_at":`...)
+	b = appendQuotedTimestamp(b, t.num[t.sch.created][row])
+	b = append(b, `,"updated_at":`...)
+	return appendQuotedTimestamp(b, t.num[t.sch.updated][row])
+}
+
+func currencySymbol(currency string) (string, bool) {
+	switch currency {
+	case "USD":
+		return "$", true
+	case "EUR":
+		return "€", true
+	case "GBP":
+		return "£", true
+	}
+	return "", false
+}
+
+// appendFormattedPrice appends e.g. "$1,234.56" (with quotes).
+func appendFormattedPrice(b []byte, amount int64, currency string) []byte {
+	b = append(b, '"')
+	if amount < 0 {
+		b = append(b, '-')
+		amount = -amount
+	}
+	if sym, ok := currencySymbol(currency); ok {
+		b = append(b, sym...)
+	} else {
+		b = append(b, currency...)
+		b = append(b, ' ')
+	}
+	var digits [20]byte
+	units := strconv.AppendInt(digits[:0], amount/100, 10)
+	for i := range len(units) {
+		if i > 0 && (len(units)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, units[i])
+	}
+	b = append(b, '.', byte('0'+amount%100/10), byte('0'+amount%10))
+	return append(b, '"')
+}
+
+func appendOrder(b []byte, t *table, row int32, flat bool) []byte {
+	s := t.str
+	b = append(b, `{"type":"order","id":`...)
+	b = appendString(b, s[ordID][row])
+	b = append(b, `,"status":`...)
+	b = appendString(b, s[ordStatus][row])
+	b = append(b, `,"payment":`...)
+	b = appendString(b, s[ordPayment][row])
+	b = append(b, `,"shipping":`...)
+	b = appendString(b, s[ordShipping][row])
+	b = append(b, `,"order_number":`...)
+	b = appendString(b, s[ordNumber][row])
+	b = append(b, `,"external_ref":`...)
+	b = appendString(b, s[ordExtRef][row])
+	b = append(b, `,"customer":{"name":`...)
+	b = appendString(b, s[ordName][row])
+	b = append(b, `,"email":`...)
+	b = appendString(b, s[ordEmail][row])
+	b = append(b, '}', ',')
+	if flat {
+		b = appendTimestamps(b, t, row)
+		b = append(b, ',')
+	}
+	amount, currency := t.num[ordAmount][row], s[ordCurrency][row]
+	b = append(b, `"meta":{"display_price":{"with_tax":{"amount":`...)
+	b = strconv.AppendInt(b, amount, 10)
+	b = append(b, `,"currency":`...)
+	b = appendString(b, currency)
+	b = append(b, `,"formatted":`...)
+	b = appendFormattedPrice(b, amount, currency)
+	b = append(b, '}', '}')
+	if !flat {
+		b = append(b, `,"timestamps":{`...)
+		b = appendTimestamps(b, t, row)
+		b = append(b, '}')
+	}
+	return append(b, '}', '}')
+}
+
+// fileLink is the download address of a file.
+func fileLink(id, name string) string {
+	return "https://files.example.test/" + url.PathEscape(id) + "/" + url.PathEscape(name)
+}
+
+func appendFile(b []byte, t *table, row int32, flat bool) []byte {
+	s := t.str
+	id, name := s[fileID][row], s[fileName][row]
+	b = append(b, `{"type":"file","id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"file_name":`...)
+	b = appendString(b, name)
+	b = append(b, `,"mime_type":`...)
+	b = appendString(b, s[fileMime][row])
+	b = append(b, `,"file_size":`...)
+	b = strconv.AppendInt(b, t.num[fileSize][row], 10)
+	b = append(b, `,"public":`...)
+	b = strconv.AppendBool(b, t.boo[filePublic][row])
+	b = append(b, `,"link":{"href":"https://files.example.test/`...)
+	b = append(b, id...) // UUIDs need no escaping
+	b = append(b, '/')
+	b = append(b, url.PathEscape(name)...)
+	b = append(b, '"', '}', ',')
+	if flat {
+		b = appendTimestamps(b, t, row)
+	} else {
+		b = append(b, `"meta":{"timestamps":{`...)
+		b = appendTimestamps(b, t, row)
+		b = append(b, '}', '}')
+	}
+	return append(b, '}')
+}
+
+func appendAccount(b []byte, t *table, row int32, flat bool) []byte {
+	s := t.str
+	b = append(b, `{"type":"account","id":`...)
+	b = appendString(b, s[accID][row])
+	b = append(b, `,"name":`...)
+	b = appendString(b, s[accName][row])
+	b = append(b, `,"legal_name":`...)
+	b = appendString(b, s[accLegal][row])
+	b = append(b, `,"registration_id":`...)
+	b = appendString(b, s[accReg][row])
+	b = append(b, `,"external_ref":`...)
+	b = appendString(b, s[accExtRef][row])
+	b = append(b, `,"parent_id":`...)
+	b = appendString(b, s[accParent][row])
+	b = append(b, ',')
+	if flat {
+		b = appendTimestamps(b, t, row)
+	} else {
+		b = append(b, `"meta":{"timestamps":{`...)
+		b = appendTimestamps(b, t, row)
+		b = append(b, '}', '}')
+	}
+	return append(b, '}')
+}
+
+// Output buffers are pooled; a 100-order page is about 50 KB.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+const maxPooledBuf = 4 << 20
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if b == nil || cap(*b) > maxPooledBuf {
+		return
+	}
+	*b = (*b)[:0]
+	bufPool.Put(b)
+}

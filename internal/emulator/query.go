@@ -1,0 +1,472 @@
+package emulator
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// apiError is a client error that becomes a JSON:API error response.
+type apiError struct {
+	status    int
+	detail    string
+	parameter string // query parameter at fault, if any
+	header    [][2]string
+}
+
+func (e *apiError) Error() string { return e.detail }
+
+func badRequest(param, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, detail: fmt.Sprintf(format, args...), parameter: param}
+}
+
+// term is one compiled filter term.
+type term struct {
+	col  int
+	kind colKind
+	op   filter.Op
+	strs []string    // kindString
+	nums []int64     // kindTime, in ms
+	flts []float64   // kindNumber
+	bols []bool      // kindBool
+	src  filter.Term // as parsed
+}
+
+// canon returns the canonical text of the term, for cache keys.
+func (tm *term) canon() string {
+	return filter.Term{Op: tm.src.Op, Attribute: tm.src.Attribute, Values: tm.src.Values}.String()
+}
+
+// match reports whether row satisfies the term.
+func (tm *term) match(t *table, row int32) bool {
+	switch tm.kind {
+	case kindString:
+		v := t.str[tm.col][row]
+		switch tm.op {
+		case filter.Eq:
+			return v == tm.strs[0]
+		case filter.In:
+			return slices.Contains(tm.strs, v)
+		case filter.Like:
+			return filter.MatchLike(tm.strs[0], v)
+		case filter.Gt:
+			return v > tm.strs[0]
+		case filter.Ge:
+			return v >= tm.strs[0]
+		case filter.Lt:
+			return v < tm.strs[0]
+		case filter.Le:
+			return v <= tm.strs[0]
+		}
+	case kindTime:
+		v := t.num[tm.col][row]
+		switch tm.op {
+		case filter.Eq:
+			return v == tm.nums[0]
+		case filter.In:
+			return slices.Contains(tm.nums, v)
+		case filter.Gt:
+			return v > tm.nums[0]
+		case filter.Ge:
+			return v >= tm.nums[0]
+		case filter.Lt:
+			return v < tm.nums[0]
+		case filter.Le:
+			return v <= tm.nums[0]
+		}
+	case kindNumber:
+		v := float64(t.num[tm.col][row])
+		switch tm.op {
+		case filter.Eq:
+			return v == tm.flts[0]
+		case filter.In:
+			return slices.Contains(tm.flts, v)
+		case filter.Gt:
+			return v > tm.flts[0]
+		case filter.Ge:
+			return v >= tm.flts[0]
+		case filter.Lt:
+			return v < tm.flts[0]
+		case filter.Le:
+			return v <= tm.flts[0]
+		}
+	case kindBool:
+		v := t.boo[tm.col][row]
+		switch tm.op {
+		case filter.Eq:
+			return v == tm.bols[0]
+		case filter.In:
+			return slices.Contains(tm.bols, v)
+		}
+	}
+	return false
+}
+
+// isNumber reports whether s is a plain decimal number: an optional minus
+// sign, digits, and optionally a point followed by digits.
+func isNumber(s string) bool {
+	if strings.HasPrefix(s, "-") {
+		s = s[1:]
+	}
+	intPart, frac, hasPoint := strings.Cut(s, ".")
+	if intPart == "" || (hasPoint && frac == "") {
+		return false
+	}
+	for _, part := range []string{intPart, frac} {
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// compileFilter parses and type-checks a filter for sch's resource.
+func compileFilter(sch *schema, raw string) ([]term, *apiError) {
+	expr, err := filter.Parse(raw)
+	if err != nil {
+		return nil, badRequest("filter", "Could not parse the supplied filter: %s", err.Error())
+	}
+	terms := make([]term, 0, len(expr))
+	for _, ft := range expr {
+		col, ok := sch.colByName(ft.Attribute)
+		if !ok {
+			return nil, badRequest("filter", "Cannot filter %s on attribute %q: the filterable attributes are %s.",
+				sch.resource, ft.Attribute, sch.filterableNames())
+		}
+		// The parser enforces the arity already; this guards the evaluator.
+		if ft.Op == filter.In && len(ft.Values) == 0 {
+			return nil, badRequest("filter", "Operator in on attribute %q takes one or more values.", ft.Attribute)
+		}
+		if ft.Op != filter.In && len(ft.Values) != 1 {
+			return nil, badRequest("filter", "Operator %s on attribute %q takes exactly one value.", ft.Op, ft.Attribute)
+		}
+		kind := sch.cols[col].kind
+		tm := term{col: col, kind: kind, op: ft.Op, src: ft}
+		switch ft.Op {
+		case filter.Eq, filter.In:
+		case filter.Like:
+			if kind != kindString {
+				return nil, badRequest("filter", "Operator like is not supported on %s attribute %q; use it on text attributes only.", kind, ft.Attribute)
+			}
+		case filter.Gt, filter.Ge, filter.Lt, filter.Le:
+			if kind == kindBool {
+				return nil, badRequest("filter", "Operator %s is not supported on boolean attribute %q; use eq or in with true or false.", ft.Op, ft.Attribute)
+			}
+		default:
+			return nil, badRequest("filter", "Unsupported filter operator %q.", ft.Op)
+		}
+		for _, v := range ft.Values {
+			switch kind {
+			case kindString:
+				tm.strs = append(tm.strs, v)
+			case kindTime:
+				if !filter.IsTimestamp(v) {
+					return nil, badRequest("filter", "Invalid value %q for %s: timestamps must have the form %s, e.g. 2026-01-01T00:00:00.000Z.", v, ft.Attribute, filter.TimestampLayout)
+				}
+				ts, err := time.Parse(filter.TimestampLayout, v)
+				if err != nil {
+					return nil, badRequest("filter", "Invalid value %q for %s: %v.", v, ft.Attribute, err)
+				}
+				tm.nums = append(tm.nums, ts.UnixMilli())
+			case kindNumber:
+				f, err := strconv.ParseFloat(v, 64)
+				if !isNumber(v) || err != nil {
+					return nil, badRequest("filter", "Invalid value %q for %s: expected a number.", v, ft.Attribute)
+				}
+				tm.flts = append(tm.flts, f)
+			case kindBool:
+				switch v {
+				case "true":
+					tm.bols = append(tm.bols, true)
+				case "false":
+					tm.bols = append(tm.bols, false)
+				default:
+					return nil, badRequest("filter", "Invalid value %q for %s: expected true or false.", v, ft.Attribute)
+				}
+			}
+		}
+		terms = append(terms, tm)
+	}
+	return terms, nil
+}
+
+// query is a compiled list request, independent of paging.
+type query struct {
+	sch     *schema
+	sortCol int
+	desc    bool
+	terms   []term
+}
+
+// compileQuery validates sort and filter. hasFilter distinguishes an absent
+// filter from an empty one (which the parser rejects).
+func compileQuery(sch *schema, filterRaw string, hasFilter bool, sortRaw string, hasSort bool) (*query, *apiError) {
+	q := &query{sch: sch, sortCol: sch.created}
+	if hasSort {
+		name, desc := strings.CutPrefix(sortRaw, "-")
+		col, ok := sch.colByName(name)
+		if !ok || !sch.isSortCol(col) {
+			return nil, badRequest("sort", "Invalid sort %q for %s: the allowed values are %s (a leading - sorts in descending order).",
+				sortRaw, sch.resource, sch.sortValues())
+		}
+		q.sortCol, q.desc = col, desc
+	}
+	if hasFilter {
+		terms, err := compileFilter(sch, filterRaw)
+		if err != nil {
+			return nil, err
+		}
+		q.terms = terms
+	}
+	return q, nil
+}
+
+// run returns the positions of the matching records in sort order. The
+// caller holds Server.mu for reading and must not modify the result.
+//
+// Terms comparing the sort attribute (gt, ge, lt, le, eq) select a
+// contiguous range of any list sorted by that attribute, so they are applied
+// last, by binary search. The other terms are evaluated over the sorted
+// index once per data version and the result is cached: paging through a
+// filter by offset, or by keyset (sort=created_at plus a moving
+// ge(created_at,...) bound), costs two binary searches per page.
+func (s *Server) run(t *table, q *query) []int32 {
+	idx := t.index(q.sortCol, q.desc)
+	var ranges, rest []*term
+	for i := range q.terms {
+		tm := &q.terms[i]
+		switch {
+		case tm.col != q.sortCol:
+			rest = append(rest, tm)
+		case tm.op == filter.Eq:
+			ge, le := *tm, *tm
+			ge.op, le.op = filter.Ge, filter.Le
+			ranges = append(ranges, &ge, &le)
+		case tm.op == filter.Gt || tm.op == filter.Ge || tm.op == filter.Lt || tm.op == filter.Le:
+			ranges = append(ranges, tm)
+		default:
+			rest = append(rest, tm)
+		}
+	}
+	base := idx
+	if len(rest) > 0 {
+		base = s.filtered(t, q, idx, rest)
+	}
+	lo, hi := 0, len(base)
+	for _, tm := range ranges {
+		lo, hi = narrow(t, base, lo, hi, tm, q.desc)
+	}
+	return base[lo:hi]
+}
+
+// filtered returns the rows of idx matching all of terms, from the cache when
+// possible.
+func (s *Server) filtered(t *table, q *query, idx []int32, terms []*term) []int32 {
+	canon := make([]string, len(terms))
+	for i, tm := range terms {
+		canon[i] = tm.canon()
+	}
+	slices.Sort(canon) // AND is commutative: equivalent filters share a key
+	key := cacheKey{resource: t.sch.resource, version: t.version, sortCol: q.sortCol, desc: q.desc, filter: strings.Join(canon, ":")}
+	if rows, ok := s.cache.get(key); ok {
+		return rows
+	}
+	rows := make([]int32, 0, 64)
+	for _, row := range idx {
+		ok := true
+		for _, tm := range terms {
+			if !tm.match(t, row) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			rows = append(rows, row)
+		}
+	}
+	rows = slices.Clip(rows)
+	s.cache.put(key, rows)
+	return rows
+}
+
+// narrow shrinks [lo,hi) of the sorted index idx to the rows satisfying a
+// comparison term on the sort attribute. Within a sorted index such a term
+// holds on a prefix or a suffix of any range.
+func narrow(t *table, idx []int32, lo, hi int, tm *term, desc bool) (int, int) {
+	if lo >= hi {
+		return lo, hi
+	}
+	suffix := tm.op == filter.Gt || tm.op == filter.Ge // true on a suffix of an ascending index
+	if desc {
+		suffix = !suffix
+	}
+	n := hi - lo
+	if suffix {
+		return lo + sort.Search(n, func(i int) bool { return tm.match(t, idx[lo+i]) }), hi
+	}
+	return lo, lo + sort.Search(n, func(i int) bool { return !tm.match(t, idx[lo+i]) })
+}
+
+// cacheKey identifies a filtered, sorted result of one data version.
+type cacheKey struct {
+	resource string
+	version  uint64
+	sortCol  int
+	desc     bool
+	filter   string
+}
+
+// resultCache is a small LRU of filtered and sorted results.
+type resultCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of *cacheEntry, most recent first
+	items map[cacheKey]*list.Element
+}
+
+type cacheEntry struct {
+	key  cacheKey
+	rows []int32
+}
+
+func newResultCache(max int) *resultCache {
+	return &resultCache{max: max, order: list.New(), items: make(map[cacheKey]*list.Element)}
+}
+
+func (c *resultCache) get(k cacheKey) ([]int32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*cacheEntry).rows, true
+	}
+	return nil, false
+}
+
+func (c *resultCache) put(k cacheKey, rows []int32) {
+	if c.max <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[k]; ok {
+		e.Value.(*cacheEntry).rows = rows
+		c.order.MoveToFront(e)
+		return
+	}
+	c.items[k] = c.order.PushFront(&cacheEntry{key: k, rows: rows})
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.items, last.Value.(*cacheEntry).key)
+	}
+}
+
+// listParams is a validated list request.
+type listParams struct {
+	q      *query
+	limit  int
+	offset int
+	// filterRaw and sortRaw are echoed into the links.
+	filterRaw, sortRaw string
+	hasFilter, hasSort bool
+}
+
+var listParamNames = []string{"page[limit]", "page[offset]", "sort", "filter"}
+
+// parseDigits parses a non-negative decimal integer made of digits only
+// (no sign, no spaces). Values too large for an int saturate.
+func parseDigits(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<62)/10 {
+			n = 1 << 62
+			continue
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// parseListParams validates the query string of a list request.
+func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiError) {
+	values, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, badRequest("", "The query string is malformed: %v.", err)
+	}
+	for name, vs := range values {
+		if !slices.Contains(listParamNames, name) {
+			return nil, badRequest(name, "Unknown query parameter %q: the supported parameters are page[limit], page[offset], sort and filter.", name)
+		}
+		if len(vs) > 1 {
+			return nil, badRequest(name, "Query parameter %q is given %d times; give it at most once.", name, len(vs))
+		}
+	}
+	p := &listParams{limit: s.opts.DefaultPageLimit}
+	maxLimit := s.opts.MaxPageLimit
+	if vs, ok := values["page[limit]"]; ok {
+		n, ok := parseDigits(vs[0])
+		if !ok || n < 1 || n > maxLimit {
+			return nil, badRequest("page[limit]", "Invalid page[limit] %q: it must be an integer between 1 and %d.", vs[0], maxLimit)
+		}
+		p.limit = n
+	}
+	if vs, ok := values["page[offset]"]; ok {
+		n, ok := parseDigits(vs[0])
+		if !ok {
+			return nil, badRequest("page[offset]", "Invalid page[offset] %q: it must be an integer of 0 or more.", vs[0])
+		}
+		limit := s.opts.OffsetLimit
+		if n > limit && (t.sch.hardOffsetLimit || s.softOffsetEnforced.Load()) {
+			return nil, badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>)).",
+				vs[0], t.sch.resource, groupThousands(limit))
+		}
+		p.offset = n
+	}
+	if vs, ok := values["sort"]; ok {
+		p.sortRaw, p.hasSort = vs[0], true
+	}
+	if vs, ok := values["filter"]; ok {
+		p.filterRaw, p.hasFilter = vs[0], true
+	}
+	q, aerr := compileQuery(t.sch, p.filterRaw, p.hasFilter, p.sortRaw, p.hasSort)
+	if aerr != nil {
+		return nil, aerr
+	}
+	p.q = q
+	return p, nil
+}
+
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// errUnknownResource is returned by the data access methods.
+var errUnknownResource = errors.New("unknown resource; use orders, files or accounts")

@@ -1,0 +1,192 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// tokenStore holds the issued access tokens and their expiry.
+type tokenStore struct {
+	mu     sync.Mutex
+	expiry map[string]time.Time
+}
+
+// issue creates a random opaque token valid for lifetime.
+func (ts *tokenStore) issue(now time.Time, lifetime time.Duration) (string, time.Time) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		panic(err) // crypto/rand.Read does not fail on supported platforms
+	}
+	tok := base64.RawURLEncoding.EncodeToString(raw[:])
+	exp := now.Add(lifetime)
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.expiry == nil {
+		ts.expiry = make(map[string]time.Time)
+	}
+	// Forget tokens that expired long ago, so that many test runs against
+	// one server do not grow the map without bound. A forgotten token is
+	// reported as invalid rather than expired.
+	if len(ts.expiry) >= 4096 {
+		for t, e := range ts.expiry {
+			if now.Sub(e) > time.Hour {
+				delete(ts.expiry, t)
+			}
+		}
+	}
+	ts.expiry[tok] = exp
+	return tok, exp
+}
+
+// check reports whether tok is known and whether it has expired.
+func (ts *tokenStore) check(tok string, now time.Time) (known, expired bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	exp, ok := ts.expiry[tok]
+	if !ok {
+		return false, false
+	}
+	return true, !now.Before(exp)
+}
+
+// expireAll makes every issued token expired.
+func (ts *tokenStore) expireAll(now time.Time) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for t, e := range ts.expiry {
+		if e.After(now) {
+			ts.expiry[t] = now
+		}
+	}
+}
+
+const maxTokenBody = 64 << 10
+
+// tokenFields reads grant_type, client_id and client_secret from the body:
+// form data (application/x-www-form-urlencoded or multipart/form-data) as
+// documented, or a JSON object when the content type is application/json.
+// The documented example sends form data with a JSON content type, so a
+// JSON-typed body that is not a JSON object is read as form data.
+func tokenFields(r *http.Request) (map[string]string, *apiError) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxTokenBody))
+	if err != nil {
+		return nil, &apiError{status: http.StatusBadRequest, detail: "The request body could not be read or is larger than 64 KiB."}
+	}
+	fields := map[string]string{}
+	mediaType, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	trimmed := strings.TrimSpace(string(body))
+	switch {
+	case mediaType == "application/json" && strings.HasPrefix(trimmed, "{"):
+		var obj map[string]any
+		if err := json.Unmarshal(body, &obj); err != nil {
+			return nil, &apiError{status: http.StatusBadRequest, detail: "The request body is not valid JSON: " + err.Error() + "."}
+		}
+		for _, name := range []string{"grant_type", "client_id", "client_secret"} {
+			v, ok := obj[name]
+			if !ok {
+				continue
+			}
+			str, ok := v.(string)
+			if !ok {
+				return nil, &apiError{status: http.StatusBadRequest, detail: "The parameter " + strconv.Quote(name) + " must be a string."}
+			}
+			fields[name] = str
+		}
+	case mediaType == "multipart/form-data":
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		r.Header.Set("Content-Type", mime.FormatMediaType(mediaType, params))
+		if err := r.ParseMultipartForm(maxTokenBody); err != nil {
+			return nil, &apiError{status: http.StatusBadRequest, detail: "The multipart form data could not be parsed: " + err.Error() + "."}
+		}
+		for name, vs := range r.MultipartForm.Value {
+			if len(vs) > 0 {
+				fields[name] = vs[0]
+			}
+		}
+	default:
+		values, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, &apiError{status: http.StatusBadRequest, detail: "The form data could not be parsed: " + err.Error() + "."}
+		}
+		for name, vs := range values {
+			fields[name] = vs[0]
+		}
+	}
+	return fields, nil
+}
+
+// handleToken serves POST /oauth/access_token.
+func (s *Server) handleToken(r *http.Request) *response {
+	if r.Method != http.MethodPost {
+		return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
+			detail: "The token endpoint only accepts POST.", header: [][2]string{{"Allow", "POST"}}})
+	}
+	s.stats.countToken()
+	fields, aerr := tokenFields(r)
+	if aerr != nil {
+		return s.errorResponse(aerr)
+	}
+	for _, name := range []string{"grant_type", "client_id", "client_secret"} {
+		if fields[name] == "" {
+			return s.errorResponse(&apiError{status: http.StatusBadRequest,
+				detail: "The request is missing the required parameter " + strconv.Quote(name) + ": send grant_type=client_credentials, client_id and client_secret as form data."})
+		}
+	}
+	if gt := fields["grant_type"]; gt != "client_credentials" {
+		return s.errorResponse(&apiError{status: http.StatusUnprocessableEntity,
+			detail: "Unsupported grant_type " + strconv.Quote(gt) + ": only client_credentials is supported."})
+	}
+	idOK := subtle.ConstantTimeCompare([]byte(fields["client_id"]), []byte(s.opts.ClientID)) == 1
+	secretOK := subtle.ConstantTimeCompare([]byte(fields["client_secret"]), []byte(s.opts.ClientSecret)) == 1
+	if !idOK || !secretOK {
+		return s.errorResponse(&apiError{status: http.StatusUnauthorized, detail: "The client credentials are invalid."})
+	}
+	lifetime := time.Duration(s.tokenLifetime.Load())
+	now := time.Now()
+	tok, exp := s.tokens.issue(now, lifetime)
+	bp := getBuf()
+	b := append(*bp, `{"access_token":`...)
+	b = appendString(b, tok)
+	b = append(b, `,"token_type":"Bearer","identifier":"client_credentials","expires_in":`...)
+	b = strconv.AppendInt(b, int64(lifetime/time.Second), 10)
+	b = append(b, `,"expires":`...)
+	b = strconv.AppendInt(b, exp.Unix(), 10)
+	b = append(b, '}')
+	*bp = b
+	return &response{status: http.StatusOK, buf: bp, header: [][2]string{{"Cache-Control", "no-store"}}}
+}
+
+// authenticate checks the bearer token of a resource request.
+func (s *Server) authenticate(r *http.Request) *apiError {
+	h := r.Header.Get("Authorization")
+	scheme, tok, _ := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	unauthorized := func(detail, code string) *apiError {
+		return &apiError{status: http.StatusUnauthorized, detail: detail,
+			header: [][2]string{{"WWW-Authenticate", `Bearer realm="commerce-emulator", error="` + code + `"`}}}
+	}
+	switch {
+	case h == "":
+		return unauthorized("The request has no Authorization header: send Authorization: Bearer <access_token>, with a token from POST /oauth/access_token.", "invalid_request")
+	case !strings.EqualFold(scheme, "Bearer") || tok == "":
+		return unauthorized("The Authorization header must have the form Bearer <access_token>.", "invalid_request")
+	}
+	known, expired := s.tokens.check(tok, time.Now())
+	switch {
+	case !known:
+		return unauthorized("The access token is invalid: it was not issued by this service. Request a new token.", "invalid_token")
+	case expired:
+		return unauthorized("The access token has expired. Request a new token.", "invalid_token")
+	}
+	return nil
+}
