@@ -32,11 +32,6 @@ type ListStats struct {
 	Windows int // offset windows traversed (see List)
 }
 
-// maxWindowRedos bounds how often one window is listed again because the
-// data changed under it, so that a store written faster than it can be
-// listed ends the run with an explanation instead of running forever.
-const maxWindowRedos = 5
-
 // List hands every record that matches q to emit, in the order of q.Sort,
 // each record once.
 //
@@ -49,9 +44,14 @@ const maxWindowRedos = 5
 // of the next window and dropped by id. A tie group too large for a window
 // is listed on its own, by id, before the traversal moves past it.
 //
-// Each page's results.total must match its window's first page; if it does
-// not, records were written during the listing and the window is read again,
-// so that nothing present before and after the listing is missed.
+// Each page's results.total and record count must match its window's first
+// page; if they do not, records were written during the listing, and the
+// window's range is read again with sequential keyset pages, which no insert
+// or delete can make skip a record. Records are handed over once, by id.
+//
+// One case no single pass can cover: with a descending sort on an attribute
+// that changes (-updated_at, or name for a renamed account), a record updated
+// during the listing moves behind the position already read.
 func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
 	key, err := parseSort(kind.Resource, q.Sort)
 	if err != nil {
@@ -193,18 +193,20 @@ func (l *lister[T]) plan(w *window[T], p0 page[T]) {
 	n := max(1, (want+l.ps-1)/l.ps)
 	w.planned = n
 	w.more = p0.total > n*l.ps
-	if !w.more {
-		return
-	}
-	firstKey := ""
-	if len(p0.records) > 0 {
-		firstKey, _ = w.key.keyOf(p0.records[0])
-	}
 	// The last page decides where the next window starts: ask for it first.
-	if n == 1 {
-		w.next <- l.continueAfter(w, firstKey, p0)
-	} else {
-		l.sched.submit(true, l.pageTask(w, n-1, func(last page[T]) { w.next <- l.continueAfter(w, firstKey, last) }))
+	var then func(page[T])
+	if w.more {
+		firstKey := ""
+		if len(p0.records) > 0 {
+			firstKey, _ = w.key.keyOf(p0.records[0])
+		}
+		if n == 1 {
+			w.next <- l.continueAfter(w, firstKey, p0)
+		}
+		then = func(last page[T]) { w.next <- l.continueAfter(w, firstKey, last) }
+	}
+	if n > 1 {
+		l.sched.submit(true, l.pageTask(w, n-1, then))
 	}
 	for i := 1; i < n-1; i++ {
 		l.sched.submit(false, l.pageTask(w, i, nil))
@@ -229,6 +231,9 @@ func (l *lister[T]) continueAfter(w *window[T], firstKey string, last page[T]) c
 	return continuation[T]{next: next, err: err}
 }
 
+// errRedo says a window changed while it was read by offsets: a record was
+// inserted, deleted or moved, so offsets shifted and a record may have
+// slipped between two pages.
 var errRedo = errors.New("window changed while it was listed")
 
 // traverse lists base in key order from bound on. top marks the query's own
@@ -239,26 +244,32 @@ func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, boun
 		return err
 	}
 	first := top
-	redos := 0
 	for {
 		done, cont, err := l.read(ctx, w, first)
 		switch {
 		case errors.Is(err, errRedo):
+			// Offsets are unreliable while the data changes: read this
+			// window's range again with keyset pages, which depend on no
+			// offset, then go back to parallel offset pages.
 			w.cancel()
-			if redos++; redos > maxWindowRedos {
-				return &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + w.expr,
-					Problem: fmt.Sprintf("the results kept changing while the provider listed them (%d attempts at the same window): results.total or the records per page disagreed between pages; if the store is being written heavily, narrow the filter or list when it is quieter", redos)}
+			next, done, err := l.careful(ctx, w.base, w.key, w.bound)
+			if err != nil {
+				return l.explain(err, w)
 			}
-			if w, err = l.open(ctx, w.base, w.key, w.bound, false); err != nil {
+			if done {
+				return nil
+			}
+			if w, err = l.open(ctx, base, key, next, false); err != nil {
 				return err
 			}
+			first = false
 			continue
 		case err != nil:
 			return l.explain(err, w)
 		case done:
 			return nil
 		}
-		first, redos = false, 0
+		first = false
 		if !cont.tie {
 			w = cont.next
 			continue
@@ -276,6 +287,79 @@ func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, boun
 			return err
 		}
 	}
+}
+
+// careful lists up to a window's worth of records from bound on with keyset
+// pages, one after another: each page starts from the last sort value seen,
+// so inserts and deletes cannot make it skip a record. It returns the bound
+// to go on from, or done when the listing is complete.
+func (l *lister[T]) careful(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+	for covered := 0; covered < l.windowCap; {
+		expr := base
+		if bound != nil {
+			expr = and(base, bound.String())
+		}
+		l.pages.Add(1)
+		p, err := fetchPage(ctx, l.c, l.kind, expr, key.param(), 0, l.ps, l.q.IncludeJSON)
+		if err != nil {
+			return nil, false, err
+		}
+		covered += len(p.records)
+		for _, rec := range p.records {
+			if done, err := l.deliver(rec); done || err != nil {
+				return nil, done, err
+			}
+		}
+		if p.total <= len(p.records) {
+			return nil, true, nil
+		}
+		if len(p.records) == 0 {
+			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
+				Problem: fmt.Sprintf("results.total is %d but the page holds no records", p.total)}
+		}
+		firstKey, err := key.keyOf(p.records[0])
+		if err != nil {
+			return nil, false, err
+		}
+		lastKey, err := key.keyOf(p.records[len(p.records)-1])
+		if err != nil {
+			return nil, false, err
+		}
+		if firstKey != lastKey {
+			bound = key.from(lastKey)
+			continue
+		}
+		// A tie group fills the page: list it on its own, then go on
+		// strictly after it.
+		if key.attr == idKey.attr {
+			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
+				Problem: fmt.Sprintf("a whole page of records has the same id %q", lastKey)}
+		}
+		if err := l.traverse(ctx, and(base, key.equal(lastKey).String()), idKey, nil, false); err != nil {
+			return nil, false, err
+		}
+		bound = key.after(lastKey)
+	}
+	return bound, false, nil
+}
+
+// deliver hands rec to the caller unless it was listed already. done is
+// true once MaxResults records have been listed.
+func (l *lister[T]) deliver(rec T) (done bool, err error) {
+	id := rec.RecordID()
+	if _, dup := l.seen[id]; dup {
+		return false, nil // repeated at a window boundary, or moved by an update
+	}
+	l.seen[id] = struct{}{}
+	if err := l.emit(rec); err != nil {
+		return false, err
+	}
+	l.stats.Listed++
+	if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {
+		l.q.Progress(l.stats.Listed, l.stats.Total)
+		l.nextProgress += ProgressInterval
+	}
+	return l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults, nil
 }
 
 // read hands a window's records to emit in order. It reports done when the
@@ -327,19 +411,11 @@ func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, c
 				}
 				prevKey = k
 			}
-			if _, dup := l.seen[id]; dup {
-				continue // repeated at a window boundary, or moved by an update
-			}
-			l.seen[id] = struct{}{}
-			if err := l.emit(rec); err != nil {
+			done, err := l.deliver(rec)
+			if err != nil {
 				return false, none, err
 			}
-			l.stats.Listed++
-			if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {
-				l.q.Progress(l.stats.Listed, l.stats.Total)
-				l.nextProgress += ProgressInterval
-			}
-			if l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults {
+			if done {
 				w.cancel()
 				return true, none, nil
 			}
