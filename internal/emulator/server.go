@@ -256,6 +256,10 @@ func (s *Server) SetTokenLifetime(d time.Duration) { s.tokenLifetime.Store(int64
 // them get 401 saying so.
 func (s *Server) ExpireAllTokens() { s.tokens.expireAll(time.Now()) }
 
+// IssuedTokens returns the access tokens issued so far, so that tests can
+// check that none of them leaks into logs, errors or state.
+func (s *Server) IssuedTokens() []string { return s.tokens.all() }
+
 // SetRateLimit sets the requests per second accepted (0 = unlimited) and
 // refills the token bucket.
 func (s *Server) SetRateLimit(rps float64) { s.limiter.set(rps, time.Now()) }

@@ -59,6 +59,17 @@ func (ts *tokenStore) check(tok string, now time.Time) (known, expired bool) {
 	return true, !now.Before(exp)
 }
 
+// all returns every token the store remembers.
+func (ts *tokenStore) all() []string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make([]string, 0, len(ts.expiry))
+	for t := range ts.expiry {
+		out = append(out, t)
+	}
+	return out
+}
+
 // expireAll makes every issued token expired.
 func (ts *tokenStore) expireAll(now time.Time) {
 	ts.mu.Lock()

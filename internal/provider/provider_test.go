@@ -1,0 +1,218 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+)
+
+// protoV6Factories runs the provider in the test process, so that tests
+// see the emulator's counters and the provider's logs directly.
+var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"commerce": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// startEmulator runs an emulator on 127.0.0.1 for one test.
+func startEmulator(t *testing.T, opts emulator.Options) *emulator.Server {
+	t.Helper()
+	srv, err := emulator.Start(opts)
+	if err != nil {
+		t.Fatalf("starting emulator: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// providerConfig is a provider block for srv. Environment fallbacks are
+// cleared so that a developer's own COMMERCE_* variables cannot leak in.
+func providerConfig(t *testing.T, srv *emulator.Server, extra ...string) string {
+	t.Helper()
+	clearEnv(t)
+	return fmt.Sprintf(`
+provider "commerce" {
+  base_url      = %q
+  client_id     = %q
+  client_secret = %q
+  %s
+}
+`, srv.URL(), emulator.DefaultClientID, emulator.DefaultClientSecret, strings.Join(extra, "\n  "))
+}
+
+func clearEnv(t *testing.T) {
+	for _, env := range []string{EnvClientID, EnvClientSecret, EnvBaseURL, EnvAuthURL, EnvRateLimit} {
+		t.Setenv(env, "")
+	}
+}
+
+// idsExact is the knownvalue check for an exact, ordered list of ids.
+func idsExact(ids []string) knownvalue.Check {
+	vals := make([]knownvalue.Check, len(ids))
+	for i, id := range ids {
+		vals[i] = knownvalue.StringExact(id)
+	}
+	return knownvalue.ListExact(vals)
+}
+
+func expected(t *testing.T, srv *emulator.Server, resource, filter, sort string) []string {
+	t.Helper()
+	ids, err := srv.ExpectedIDs(resource, filter, sort)
+	if err != nil {
+		t.Fatalf("ExpectedIDs(%s, %q, %q): %v", resource, filter, sort, err)
+	}
+	return ids
+}
+
+// hcl quotes s as an HCL string literal (JSON escaping is valid HCL, but
+// "${" and "%{" must not start a template).
+func hcl(s string) string {
+	q := strconv.Quote(s)
+	q = strings.ReplaceAll(q, "${", "$${")
+	return strings.ReplaceAll(q, "%{", "%%{")
+}
+
+func TestProviderSchemaValid(t *testing.T) {
+	// Building the schema of every data source through the real server
+	// catches invalid schemas without Terraform.
+	srv, err := protoV6Factories["commerce"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Errorf("schema diagnostic: %s: %s", d.Summary, d.Detail)
+	}
+	for _, name := range []string{"commerce_orders", "commerce_files", "commerce_accounts", "commerce_order", "commerce_file", "commerce_account"} {
+		if _, ok := resp.DataSourceSchemas[name]; !ok {
+			t.Errorf("data source %s missing", name)
+		}
+	}
+}
+
+func TestAccProviderConfigErrors(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Accounts: 5})
+	ds := `data "commerce_accounts" "any" { max_results = 1 }`
+	cases := []struct {
+		name   string
+		config string
+		want   string
+	}{
+		{"missing client_id", `provider "commerce" {
+  base_url      = "` + srv.URL() + `"
+  client_secret = "x"
+}`, `(?s)Missing client_id.*COMMERCE_CLIENT_ID`},
+		{"missing base_url", `provider "commerce" {
+  client_id     = "x"
+  client_secret = "x"
+}`, `(?s)Missing base_url.*COMMERCE_BASE_URL`},
+		{"plain http to a remote host", `provider "commerce" {
+  base_url      = "http://api.example.com"
+  client_id     = "x"
+  client_secret = "x"
+}`, `(?s)Invalid base_url.*use https`},
+		{"base_url with /v2", `provider "commerce" {
+  base_url      = "https://api.example.com/v2"
+  client_id     = "x"
+  client_secret = "x"
+}`, `(?s)Invalid base_url.*ends in /v2`},
+		{"page_size out of range", `provider "commerce" {
+  base_url      = "` + srv.URL() + `"
+  client_id     = "x"
+  client_secret = "x"
+  page_size     = 500
+}`, `(?s)page_size.*between 1 and 100`},
+		{"bad request_timeout", `provider "commerce" {
+  base_url        = "` + srv.URL() + `"
+  client_id       = "x"
+  client_secret   = "x"
+  request_timeout = "30"
+}`, `(?s)request_timeout.*positive duration`},
+		{"wrong secret", `provider "commerce" {
+  base_url      = "` + srv.URL() + `"
+  client_id     = "` + emulator.DefaultClientID + `"
+  client_secret = "not-the-secret"
+}`, `(?s)Authentication failed.*401.*client_secret`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clearEnv(t)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				Steps: []resource.TestStep{{
+					Config:      tc.config + "\n" + ds,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
+
+func TestAccProviderEnvFallback(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Accounts: 5})
+	clearEnv(t)
+	t.Setenv(EnvBaseURL, srv.URL())
+	t.Setenv(EnvClientID, emulator.DefaultClientID)
+	t.Setenv(EnvClientSecret, emulator.DefaultClientSecret)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: `provider "commerce" {}
+data "commerce_accounts" "all" {}
+output "n" { value = data.commerce_accounts.all.total }`,
+			Check: resource.TestCheckOutput("n", "5"),
+		}},
+	})
+}
+
+// TestAccNoSecretsInLogs runs a listing with TF_LOG=TRACE and checks that
+// neither the client secret nor any bearer token reaches the log.
+func TestAccNoSecretsInLogs(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Accounts: 30, ClientSecret: "s3cr3t-value-that-must-not-leak"})
+	logPath := t.TempDir() + "/trace.log"
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	clearEnv(t)
+	// The secret comes from the environment, as users are told to do: the
+	// test harness itself logs the configuration text.
+	t.Setenv(EnvClientSecret, "s3cr3t-value-that-must-not-leak")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`provider "commerce" {
+  base_url  = %q
+  client_id = %q
+}
+data "commerce_accounts" "all" { include_json = true }`, srv.URL(), emulator.DefaultClientID),
+		}},
+	})
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(raw)
+	if !strings.Contains(log, "obtained access token") || !strings.Contains(log, "/v2/accounts") {
+		t.Fatalf("the trace log holds no provider request lines (%d bytes); the test would prove nothing", len(log))
+	}
+	for _, secret := range []string{"s3cr3t-value-that-must-not-leak", "Bearer "} {
+		if i := strings.Index(log, secret); i >= 0 {
+			t.Errorf("trace log contains %q: ...%s...", secret, log[max(0, i-200):min(len(log), i+100)])
+		}
+	}
+	for _, tok := range srv.IssuedTokens() {
+		if strings.Contains(log, tok) {
+			t.Errorf("trace log contains an access token")
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+)
+
+// TestAccPlanTimeValidation proves that bad input fails at plan with the
+// attribute named and the offending part quoted, before any request
+// reaches the service.
+func TestAccPlanTimeValidation(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Orders: 10, Accounts: 10, Files: 10})
+	cases := map[string]struct{ config, want string }{
+		"unknown operator": {`data "commerce_orders" "x" { filter = "gte(created_at,2026-01-01T00:00:00.000Z)" }`,
+			`(?s)Invalid filter expression.*filter: unknown operator "gte".*Example: ge\(created_at`},
+		"unbalanced parentheses": {`data "commerce_orders" "x" { filter = "eq(status,complete" }`,
+			`(?s)Invalid filter expression.*filter:.*Example:`},
+		"missing value": {`data "commerce_accounts" "x" { filter = "eq(name,)" }`,
+			`(?s)Invalid filter expression.*missing value`},
+		"wrong arity": {`data "commerce_orders" "x" { filter = "eq(status,a,b)" }`,
+			`(?s)Invalid filter expression.*eq`},
+		"malformed timestamp": {`data "commerce_orders" "x" { filter = "ge(created_at,2026-01-01)" }`,
+			`(?s)Invalid filter value.*"ge\(created_at,2026-01-01\)".*2026-01-01T00:00:00.000Z`},
+		"timestamp in where": {`data "commerce_files" "x" {
+  where = [{ attribute = "updated_at", op = "lt", value = "yesterday" }]
+}`, `(?s)Invalid filter value.*where\[0\].*"yesterday" is not a timestamp`},
+		"in without values": {`data "commerce_files" "x" {
+  where = [{ attribute = "mime_type", op = "in", value = "image/png" }]
+}`, `(?s)Use values with in.*where\[0\]`},
+		"bad where attribute": {`data "commerce_files" "x" {
+  where = [{ attribute = "file name", op = "eq", value = "a" }]
+}`, `(?s)Invalid where attribute.*"file name"`},
+		"bad where operator": {`data "commerce_files" "x" {
+  where = [{ attribute = "file_name", op = "contains", value = "a" }]
+}`, `(?s)where\[0\].op.*contains`},
+		"boolean compared with like": {`data "commerce_files" "x" { filter = "like(public,tr*)" }`,
+			`(?s)Invalid filter value.*public is true or false`},
+		"sort not supported": {`data "commerce_orders" "x" { sort = "name" }`,
+			`(?s)sort.*value must be one of`},
+		"max_results zero": {`data "commerce_orders" "x" { max_results = 0 }`,
+			`(?s)max_results.*at least 1`},
+		"conflicting lookup keys": {`data "commerce_account" "x" {
+  name            = "Acme, Inc."
+  registration_id = "RC01048274"
+}`, `(?s)Invalid Attribute Combination.*name.*registration_id`},
+		"no lookup key": {`data "commerce_order" "x" {}`,
+			`(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured.*\[id,order_number,external_ref,filter\]`},
+		"bad lookup filter": {`data "commerce_file" "x" { filter = "eq(file_name,a):" }`,
+			`(?s)Invalid filter expression.*filter:`},
+		"filter too long": {`data "commerce_orders" "x" { filter = "eq(order_number,${join(",", [for i in range(2000) : "ORD-${i}"])})" }`,
+			`(?s)filter`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv.ResetStats()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Factories,
+				Steps: []resource.TestStep{{
+					Config:      providerConfig(t, srv) + tc.config,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+			if st := srv.Stats(); st.TotalRequests != 0 {
+				t.Errorf("%d requests reached the service; validation must fail before any", st.TotalRequests)
+			}
+		})
+	}
+}
+
+// TestAccUnknownAttributeWarns checks that a filter attribute the provider
+// does not know is passed on (the service may know it) with a warning only.
+func TestAccUnknownAttributeWarns(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Orders: 10})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: providerConfig(t, srv) + `data "commerce_orders" "x" { filter = "eq(colour,red)" }`,
+			// The emulator does not know colour either: the service's own
+			// words reach the user.
+			ExpectError: regexp.MustCompile(`(?s)Could not list orders: 400 Bad Request.*colour`),
+		}},
+	})
+}
