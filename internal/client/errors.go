@@ -101,6 +101,23 @@ func (e *APIError) Detail() string {
 	return strings.Join(parts, "; ")
 }
 
+// StatusLine is the status code and its text, e.g. "400 Bad Request".
+func (e *APIError) StatusLine() string {
+	return fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// Refused reports whether the service refused the credentials or the access
+// they give (401, 403).
+func (e *APIError) Refused() bool {
+	return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
+}
+
+// Throttled reports whether the service answered 429 Too Many Requests.
+func (e *APIError) Throttled() bool { return e.StatusCode == http.StatusTooManyRequests }
+
+// NotFound reports whether err is the service's 404 for a record.
+func NotFound(err error) bool { return IsStatus(err, http.StatusNotFound) }
+
 // IsStatus reports whether err is an APIError with the given HTTP status.
 func IsStatus(err error, status int) bool {
 	var apiErr *APIError

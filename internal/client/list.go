@@ -19,6 +19,11 @@ type ListQuery struct {
 	IncludeJSON bool   // keep each record's raw JSON
 	// Progress, if set, is called every ProgressInterval records.
 	Progress func(listed, total int)
+	// Late receives, for sort -updated_at, the records that were updated
+	// while the listing ran and so moved ahead of the records already
+	// listed; they sort before everything emit received, newest first.
+	// Without Late they are handed to emit at the end.
+	Late func(Record) error
 }
 
 // ProgressInterval is how often (in records) a listing reports progress.
@@ -49,9 +54,11 @@ type ListStats struct {
 // window's range is read again with sequential keyset pages, which no insert
 // or delete can make skip a record. Records are handed over once, by id.
 //
-// One case no single pass can cover: with a descending sort on an attribute
-// that changes (-updated_at, or name for a renamed account), a record updated
-// during the listing moves behind the position already read.
+// With sort -updated_at, an update moves a record to the front, behind the
+// position already read; a catch-up pass filtered on updated_at finds such
+// records and hands them to q.Late. An account renamed during a listing
+// sorted by name can likewise move behind the position read; that case is
+// not covered.
 func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
 	key, err := parseSort(kind.Resource, q.Sort)
 	if err != nil {
@@ -80,7 +87,11 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		cancel()
 		l.sched.close()
 	}()
+	l.key = key
 	err = l.traverse(ctx, q.Filter, key, nil, true)
+	if err == nil && key.attr == "updated_at" && key.desc {
+		err = l.catchUp(ctx)
+	}
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
 	return l.stats, err
@@ -95,7 +106,10 @@ type lister[T Record] struct {
 	windowCap int // records one window can reach by offset
 	sched     *scheduler
 
+	key          sortKey
 	seen         map[string]struct{}
+	head         string // sort key of the first record listed
+	late         bool   // delivering to q.Late
 	stats        ListStats
 	pages        atomic.Int64 // counted by the workers
 	windows      atomic.Int64
@@ -351,15 +365,51 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
 	l.seen[id] = struct{}{}
-	if err := l.emit(rec); err != nil {
+	if l.late && l.q.Late != nil {
+		err = l.q.Late(rec)
+	} else {
+		err = l.emit(rec)
+	}
+	if err != nil {
 		return false, err
+	}
+	if l.head == "" {
+		l.head, _ = l.key.keyOf(rec)
 	}
 	l.stats.Listed++
 	if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {
 		l.q.Progress(l.stats.Listed, l.stats.Total)
 		l.nextProgress += ProgressInterval
 	}
-	return l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults, nil
+	return !l.late && l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults, nil
+}
+
+// maxCatchUps bounds the catch-up rounds of a store that never stops
+// updating records.
+const maxCatchUps = 5
+
+// catchUp finds, for sort -updated_at, the records updated while the
+// listing ran: an update moves a record to the front, behind the position
+// already read, where no single pass can see it. They all have an
+// updated_at after the first record listed, so a filtered pass finds them;
+// it repeats while it still finds records updated during the last pass.
+func (l *lister[T]) catchUp(ctx context.Context) error {
+	l.late = true
+	for range maxCatchUps {
+		if l.head == "" {
+			return nil
+		}
+		since := filter.Expr{filter.NewTerm(filter.Ge, l.key.attr, nextMillisecond(l.head))}
+		before := l.stats.Listed
+		l.head = ""
+		if err := l.traverse(ctx, and(l.q.Filter, since.String()), l.key, nil, false); err != nil {
+			return err
+		}
+		if l.stats.Listed == before {
+			return nil
+		}
+	}
+	return nil
 }
 
 // read hands a window's records to emit in order. It reports done when the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,10 +44,10 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 	case errors.As(err, &apiErr):
 		summary := fmt.Sprintf("Could not %s: %d %s", what, apiErr.StatusCode, apiErr.Title())
 		detail := serviceWords(apiErr)
-		switch apiErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
+		switch {
+		case apiErr.Refused():
 			detail += "\n\nThe access token was refused even after a new one was fetched: check that the application key behind client_id may read this resource."
-		case http.StatusTooManyRequests:
+		case apiErr.Throttled():
 			detail += "\n\nThe service kept rate-limiting the provider. Lower max_parallel_requests or set rate_limit, or raise max_retries."
 		}
 		return diag.NewErrorDiagnostic(summary, detail)
@@ -72,7 +71,7 @@ func serviceWords(err error) string {
 		return err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Request: %s %s\nStatus:  %d %s", apiErr.Method, apiErr.Path, apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
+	fmt.Fprintf(&b, "Request: %s %s\nStatus:  %s", apiErr.Method, apiErr.Path, apiErr.StatusLine())
 	for _, e := range apiErr.Errors {
 		if e.Title != "" {
 			fmt.Fprintf(&b, "\nTitle:   %s", e.Title)

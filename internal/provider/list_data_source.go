@@ -211,7 +211,16 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 	r := d.rt.kind.Resource
 	objType := d.rt.attrTypes()
 	includeJSON := in.IncludeJSON.ValueBool()
-	var ids, records []attr.Value
+	var ids, records, lateIDs, lateRecords []attr.Value
+	add := func(rec T, ids, records *[]attr.Value) error {
+		obj, err := d.rt.objectValue(rec, objType, includeJSON)
+		if err != nil {
+			return err
+		}
+		*ids = append(*ids, types.StringValue(rec.RecordID()))
+		*records = append(*records, obj)
+		return nil
+	}
 	q := client.ListQuery{
 		Filter:      expr,
 		Sort:        in.Sort.ValueString(),
@@ -220,17 +229,23 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 		Progress: func(listed, total int) {
 			tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), r.Name))
 		},
+		// Records updated during a -updated_at listing belong in front.
+		Late: func(late client.Record) error {
+			rec, ok := late.(T)
+			if !ok {
+				return fmt.Errorf("internal error: late record of type %T", late)
+			}
+			return add(rec, &lateIDs, &lateRecords)
+		},
 	}
 	start := time.Now()
-	stats, err := client.List(ctx, d.client, d.rt.kind, q, func(rec T) error {
-		obj, err := d.rt.objectValue(rec, objType, includeJSON)
-		if err != nil {
-			return err
+	stats, err := client.List(ctx, d.client, d.rt.kind, q, func(rec T) error { return add(rec, &ids, &records) })
+	if len(lateIDs) > 0 {
+		ids, records = append(lateIDs, ids...), append(lateRecords, records...)
+		if q.MaxResults > 0 && len(ids) > q.MaxResults {
+			ids, records = ids[:q.MaxResults], records[:q.MaxResults]
 		}
-		ids = append(ids, types.StringValue(rec.RecordID()))
-		records = append(records, obj)
-		return nil
-	})
+	}
 	tflog.Debug(ctx, "listing finished", map[string]any{
 		"resource": r.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
 		"windows": stats.Windows, "duration_ms": time.Since(start).Milliseconds(),

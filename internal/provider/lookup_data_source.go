@@ -134,7 +134,7 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 	if name == "id" {
 		var err error
 		rec, err = client.Get(ctx, d.client, d.rt.kind, value, includeJSON.ValueBool())
-		if client.IsStatus(err, 404) {
+		if client.NotFound(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
 				fmt.Sprintf("No %s has id %q: %v", r.Singular, value, err))
 			return

@@ -136,7 +136,7 @@ func (p *commerceProvider) ValidateConfig(ctx context.Context, req provider.Vali
 		}
 		if _, err := client.NormalizeServiceURL(u.val.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(u.attr), "Invalid "+u.attr,
-				fmt.Sprintf("%s %v.", u.attr, err))
+				fmt.Sprintf("%s %v. (The same rule applies to the %s environment variable.)", u.attr, err, u.env))
 		}
 	}
 }
