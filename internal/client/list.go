@@ -124,7 +124,8 @@ type pageResult[T Record] struct {
 // continuation says how to go on after a full window: with the next window
 // (already requested), or by listing a tie group on its own first.
 type continuation[T Record] struct {
-	next   *window[T] // nil when tie is set
+	next   *window[T]  // already requested; nil when tie is set or not prefetched
+	bound  filter.Expr // where next starts
 	tie    bool
 	tieKey string
 	err    error
@@ -200,9 +201,13 @@ func (l *lister[T]) plan(w *window[T], p0 page[T]) {
 	covered := min(p0.total, l.windowCap)
 	want := covered
 	if l.q.MaxResults > 0 {
-		// Only what is still missing, plus the records of the previous
-		// window's last tie group that this one starts by repeating.
-		want = min(covered, l.q.MaxResults-l.stats.Listed+l.ps)
+		// Only what is still missing, plus a page for the records of the
+		// previous window's last tie group that this one starts by repeating.
+		slack := 0
+		if w.bound != nil {
+			slack = l.ps
+		}
+		want = min(covered, l.q.MaxResults-l.stats.Listed+slack)
 	}
 	n := max(1, (want+l.ps-1)/l.ps)
 	w.planned = n
@@ -241,8 +246,13 @@ func (l *lister[T]) continueAfter(w *window[T], firstKey string, last page[T]) c
 	if lastKey == firstKey {
 		return continuation[T]{tie: true, tieKey: lastKey}
 	}
-	next, err := l.open(w.ctx, w.base, w.key, w.key.from(lastKey), l.q.MaxResults == 0)
-	return continuation[T]{next: next, err: err}
+	bound := w.key.from(lastKey)
+	if l.q.MaxResults > 0 {
+		// The records may be enough already: let the traversal decide.
+		return continuation[T]{bound: bound}
+	}
+	next, err := l.open(w.ctx, w.base, w.key, bound, true)
+	return continuation[T]{next: next, bound: bound, err: err}
 }
 
 // errRedo says a window changed while it was read by offsets: a record was
@@ -285,7 +295,11 @@ func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, boun
 		}
 		first = false
 		if !cont.tie {
-			w = cont.next
+			if w = cont.next; w == nil {
+				if w, err = l.open(ctx, base, key, cont.bound, false); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		if key.attr == idKey.attr {

@@ -146,6 +146,10 @@ func TestListMaxResults(t *testing.T) {
 			if budget := pageBudget(max, 100, stats.Windows); stats.Pages > budget {
 				t.Errorf("max_results %d cost %d page requests, budget %d", max, stats.Pages, budget)
 			}
+			// Within one window, not one page more than the records need.
+			if need := (max + 99) / 100; max <= OffsetLimit && stats.Pages != need {
+				t.Errorf("max_results %d cost %d page requests, want %d", max, stats.Pages, need)
+			}
 		})
 	}
 }
