@@ -166,7 +166,7 @@ func parseTies(name, s string) ([]int, error) {
 // shellQuote quotes s for a POSIX shell when needed.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("-_./:@%+=,", r)
 	}) < 0 {
 		return s
 	}

@@ -41,7 +41,7 @@ func benchToken(b *testing.B, s *Server) string {
 
 // keysetRequests builds one request per page of a created_at keyset
 // traversal of all orders (each with its own filter), plus extra terms.
-func keysetRequests(b *testing.B, s *Server, token, extra string) []*http.Request {
+func keysetRequests(s *Server, token, extra string) []*http.Request {
 	orders := s.Orders() // storage order is created_at order
 	var reqs []*http.Request
 	for i := 0; i < len(orders); i += 100 {
@@ -75,14 +75,14 @@ func runRequests(b *testing.B, s *Server, reqs []*http.Request) {
 // 100,000 orders: sort=created_at with a moving ge(created_at,...) filter.
 func BenchmarkListPage100k(b *testing.B) {
 	s := New(Options{Orders: 100000, RequestLogSize: -1})
-	runRequests(b, s, keysetRequests(b, s, benchToken(b, s), ""))
+	runRequests(b, s, keysetRequests(s, benchToken(b, s), ""))
 }
 
 // BenchmarkListPage100kFiltered adds a term on another attribute, which is
 // evaluated once and cached, to every keyset page.
 func BenchmarkListPage100kFiltered(b *testing.B) {
 	s := New(Options{Orders: 100000, RequestLogSize: -1})
-	runRequests(b, s, keysetRequests(b, s, benchToken(b, s), ":in(status,complete,processing)"))
+	runRequests(b, s, keysetRequests(s, benchToken(b, s), ":in(status,complete,processing)"))
 }
 
 // BenchmarkListPage100kOffset pages through one filter by offset.
@@ -108,7 +108,7 @@ func BenchmarkListPage100kHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	reqs := keysetRequests(b, s, benchToken(b, s), "")
+	reqs := keysetRequests(s, benchToken(b, s), "")
 	hc := &http.Client{}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -277,7 +277,13 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &
 
 const maxPooledBuf = 4 << 20
 
-func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+func getBuf() *[]byte {
+	b, ok := bufPool.Get().(*[]byte)
+	if !ok {
+		panic("emulator: buffer pool holds a foreign value")
+	}
+	return b
+}
 
 func putBuf(b *[]byte) {
 	if b == nil || cap(*b) > maxPooledBuf {

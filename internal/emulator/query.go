@@ -115,9 +115,7 @@ func (tm *term) match(t *table, row int32) bool {
 // isNumber reports whether s is a plain decimal number: an optional minus
 // sign, digits, and optionally a point followed by digits.
 func isNumber(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	intPart, frac, hasPoint := strings.Cut(s, ".")
 	if intPart == "" || (hasPoint && frac == "") {
 		return false
@@ -341,8 +339,17 @@ type cacheEntry struct {
 	rows []int32
 }
 
-func newResultCache(max int) *resultCache {
-	return &resultCache{max: max, order: list.New(), items: make(map[cacheKey]*list.Element)}
+func newResultCache(size int) *resultCache {
+	return &resultCache{max: size, order: list.New(), items: make(map[cacheKey]*list.Element)}
+}
+
+// entryOf is the cache entry of a list element; the cache stores nothing else.
+func entryOf(e *list.Element) *cacheEntry {
+	ce, ok := e.Value.(*cacheEntry)
+	if !ok {
+		panic(fmt.Sprintf("emulator: result cache holds a %T", e.Value))
+	}
+	return ce
 }
 
 func (c *resultCache) get(k cacheKey) ([]int32, bool) {
@@ -350,7 +357,7 @@ func (c *resultCache) get(k cacheKey) ([]int32, bool) {
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
 		c.order.MoveToFront(e)
-		return e.Value.(*cacheEntry).rows, true
+		return entryOf(e).rows, true
 	}
 	return nil, false
 }
@@ -362,7 +369,7 @@ func (c *resultCache) put(k cacheKey, rows []int32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
-		e.Value.(*cacheEntry).rows = rows
+		entryOf(e).rows = rows
 		c.order.MoveToFront(e)
 		return
 	}
@@ -370,7 +377,7 @@ func (c *resultCache) put(k cacheKey, rows []int32) {
 	for c.order.Len() > c.max {
 		last := c.order.Back()
 		c.order.Remove(last)
-		delete(c.items, last.Value.(*cacheEntry).key)
+		delete(c.items, entryOf(last).key)
 	}
 }
 

@@ -218,15 +218,15 @@ func (s *Server) remove(t *table, id string) error {
 }
 
 // InsertOrder creates an order stamped with the emulator clock and returns it.
-func (s *Server) InsertOrder() Order { return s.recordOf(s.orders, s.insert(s.orders)).(Order) }
+func (s *Server) InsertOrder() Order { return recordAt(s, s.orders, s.insert(s.orders), orderAt) }
 
 // InsertFile creates a file stamped with the emulator clock and returns it.
-func (s *Server) InsertFile() File { return s.recordOf(s.files, s.insert(s.files)).(File) }
+func (s *Server) InsertFile() File { return recordAt(s, s.files, s.insert(s.files), fileAt) }
 
 // InsertAccount creates an account stamped with the emulator clock and
 // returns it.
 func (s *Server) InsertAccount() Account {
-	return s.recordOf(s.accounts, s.insert(s.accounts)).(Account)
+	return recordAt(s, s.accounts, s.insert(s.accounts), accountAt)
 }
 
 // UpdateOrder changes an order (advancing its status) and sets its
@@ -236,7 +236,7 @@ func (s *Server) UpdateOrder(id string) (Order, error) {
 	if err != nil {
 		return Order{}, err
 	}
-	return s.recordOf(s.orders, row).(Order), nil
+	return recordAt(s, s.orders, row, orderAt), nil
 }
 
 // UpdateFile changes a file (toggling public) and sets its updated_at to the
@@ -246,7 +246,7 @@ func (s *Server) UpdateFile(id string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
-	return s.recordOf(s.files, row).(File), nil
+	return recordAt(s, s.files, row, fileAt), nil
 }
 
 // UpdateAccount changes an account (its external_ref) and sets its
@@ -256,7 +256,7 @@ func (s *Server) UpdateAccount(id string) (Account, error) {
 	if err != nil {
 		return Account{}, err
 	}
-	return s.recordOf(s.accounts, row).(Account), nil
+	return recordAt(s, s.accounts, row, accountAt), nil
 }
 
 // DeleteOrder deletes an order.
@@ -301,15 +301,9 @@ func (s *Server) Delete(resource, id string) error {
 	return s.remove(t, id)
 }
 
-// recordOf returns the exported copy of a row.
-func (s *Server) recordOf(t *table, row int32) any {
+// recordAt returns the exported copy of a row, read under the data lock.
+func recordAt[R any](s *Server, t *table, row int32, at func(*table, int32) R) R {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	switch t.sch {
-	case orderSchema:
-		return orderAt(t, row)
-	case fileSchema:
-		return fileAt(t, row)
-	}
-	return accountAt(t, row)
+	return at(t, row)
 }

@@ -52,7 +52,7 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
-			"the provider pages through the whole result set, also past the service's %d-record offset limit.", r.Singular, client.OffsetLimit),
+			"the provider pages through the whole result set, also past the service's %s-record offset limit.", r.Singular, thousands(client.OffsetLimit)),
 		Attributes: map[string]schema.Attribute{
 			"filter": schema.StringAttribute{
 				Optional: true,
@@ -101,9 +101,7 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 				NestedObject:        schema.NestedAttributeObject{Attributes: d.rt.schemaAttributes(nil)},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx),
-		},
+		Blocks: map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
 	}
 }
 
@@ -134,9 +132,9 @@ func getListInputs(ctx context.Context, cfg interface {
 }
 
 // expression combines filter and where into the filter the service gets.
-// known is false when part of it is unknown at plan time.
-func (in listInputs) expression(ctx context.Context, r client.Resource, example string) (expr string, known bool, diags diag.Diagnostics) {
-	known = true
+// Parts unknown at plan time are skipped (validation runs again at read).
+func (in listInputs) expression(ctx context.Context, r client.Resource, example string) (expr string, diags diag.Diagnostics) {
+	known := true
 	var parts []string
 	if in.Filter.IsUnknown() {
 		known = false
@@ -177,7 +175,7 @@ func (in listInputs) expression(ctx context.Context, r client.Resource, example 
 		diags.AddAttributeError(path.Root("filter"), "Filter too long",
 			fmt.Sprintf("filter and where together make a %d-byte filter; the service takes at most %d bytes. Split the data source, or use fewer values in an in() list.", len(expr), filter.MaxLength))
 	}
-	return expr, known, diags
+	return expr, diags
 }
 
 func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
@@ -186,7 +184,7 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, _, diags = in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	_, diags = in.expression(ctx, d.rt.kind.Resource, d.rt.example)
 	resp.Diagnostics.Append(diags...)
 }
 
@@ -198,7 +196,7 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	expr, _, diags := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	expr, diags := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
 	resp.Diagnostics.Append(diags...)
 	readTimeout, diags := to.Read(ctx, defaultReadTimeout)
 	resp.Diagnostics.Append(diags...)
@@ -264,6 +262,19 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 }
 
 var objectAsOptions = basetypes.ObjectAsOptions{}
+
+// readTimeoutBlock is the timeouts block of every data source, described
+// for the generated documentation.
+func readTimeoutBlock(ctx context.Context) schema.Block {
+	b := timeouts.BlockWithOpts(ctx, timeouts.Opts{
+		ReadDescription: fmt.Sprintf("How long the whole read may take, as a duration such as `30m`. Defaults to `%dm`. Each request attempt is bounded by the provider's `request_timeout` as well.", int(defaultReadTimeout.Minutes())),
+	})
+	if nested, ok := b.(schema.SingleNestedBlock); ok {
+		nested.MarkdownDescription = "Time limits of the data source."
+		return nested
+	}
+	return b
+}
 
 // thousands renders n with comma separators, for progress lines.
 func thousands(n int) string {

@@ -51,9 +51,11 @@ func (d *lookupDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReq
 	attrs["id"] = schema.StringAttribute{Optional: true, Computed: true,
 		MarkdownDescription: fmt.Sprintf("Id of the %s to read. One of %s must be set.", r.Singular, backticks(d.selectors()))}
 	for _, k := range d.rt.lookupKeys {
-		a := attrs[k].(schema.StringAttribute)
-		a.MarkdownDescription += fmt.Sprintf(" Set it to look the %s up by it: exactly one %s may match.", r.Singular, r.Singular)
-		attrs[k] = a
+		// Lookup keys are strings by construction of the record types.
+		if a, ok := attrs[k].(schema.StringAttribute); ok {
+			a.MarkdownDescription += fmt.Sprintf(" Set it to look the %s up by it: exactly one %s may match.", r.Singular, r.Singular)
+			attrs[k] = a
+		}
 	}
 	attrs["filter"] = schema.StringAttribute{Optional: true,
 		MarkdownDescription: fmt.Sprintf("Filter expression that must match exactly one %s, e.g. `%s`. Same grammar as the `filter` of `commerce_%s`.", r.Singular, d.rt.example, r.Name)}
@@ -63,7 +65,7 @@ func (d *lookupDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReq
 		MarkdownDescription: fmt.Sprintf("Reads one %s: by `id`, by one of its unique attributes (%s), or by a `filter` that matches exactly one. "+
 			"Finding none, or more than one, is an error that says what was searched.", r.Singular, backticks(d.rt.lookupKeys)),
 		Attributes: attrs,
-		Blocks:     map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
+		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
 	}
 }
 
