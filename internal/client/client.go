@@ -36,7 +36,10 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		transport = dt.Clone() // keeps the standard dial and TLS timeouts
+	}
 	// Parallel page requests would otherwise open and close a connection
 	// each time: the default keeps only two idle ones per host.
 	transport.MaxIdleConnsPerHost = cfg.MaxParallelRequests + 2
@@ -88,6 +91,14 @@ func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("User-Agent", u.value)
 	return u.next.RoundTrip(r)
+}
+
+// CloseIdleConnections passes http.Client.CloseIdleConnections on to the
+// transport, which the wrapper would otherwise hide.
+func (u userAgent) CloseIdleConnections() {
+	if c, ok := u.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // TransportError is a request that never got an answer the client could use:

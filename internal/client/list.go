@@ -332,6 +332,14 @@ func (l *lister[T]) careful(ctx context.Context, base string, key sortKey, bound
 		if err != nil {
 			return nil, false, err
 		}
+		if want := min(p.total, l.ps); len(p.records) != want {
+			// A keyset page is one answer from offset 0: it holds the first
+			// min(total, limit) records its filter matches, whatever writes
+			// happen. Trusting a total that disagrees would end the listing
+			// early (total too small) or chase records that are not there.
+			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
+				Problem: fmt.Sprintf("results.total is %d, so the page (page[limit] %d) should hold %d records, but it holds %d", p.total, l.ps, want, len(p.records))}
+		}
 		covered += len(p.records)
 		for _, rec := range p.records {
 			if done, err := l.deliver(rec); done || err != nil {
@@ -340,10 +348,6 @@ func (l *lister[T]) careful(ctx context.Context, base string, key sortKey, bound
 		}
 		if p.total <= len(p.records) {
 			return nil, true, nil
-		}
-		if len(p.records) == 0 {
-			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
-				Problem: fmt.Sprintf("results.total is %d but the page holds no records", p.total)}
 		}
 		firstKey, err := key.keyOf(p.records[0])
 		if err != nil {
@@ -507,6 +511,12 @@ func (l *lister[T]) explain(err error, w *window[T]) error {
 }
 
 func await[V any](ctx context.Context, ch chan V) (V, error) {
+	if err := ctx.Err(); err != nil {
+		// select picks at random among ready cases: without this, pages
+		// already fetched would keep reaching emit after cancellation.
+		var zero V
+		return zero, err
+	}
 	select {
 	case v := <-ch:
 		if r, ok := any(v).(interface{ failure() error }); ok {

@@ -136,19 +136,19 @@ func TestListTieGroupLargerThanWindow(t *testing.T) {
 func TestListMaxResults(t *testing.T) {
 	srv := startEmulator(t, emulator.Options{Orders: 25000})
 	c := newClient(t, srv)
-	for _, max := range []int{1, 150, 10000, 10001, 12345} {
-		t.Run(fmt.Sprint(max), func(t *testing.T) {
+	for _, limit := range []int{1, 150, 10000, 10001, 12345} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
 			srv.ResetStats()
-			stats := expectIDs(t, srv, c, Orders, ListQuery{MaxResults: max})
+			stats := expectIDs(t, srv, c, Orders, ListQuery{MaxResults: limit})
 			if stats.Total != 25000 {
 				t.Errorf("total = %d, want the service's 25000", stats.Total)
 			}
-			if budget := pageBudget(max, 100, stats.Windows); stats.Pages > budget {
-				t.Errorf("max_results %d cost %d page requests, budget %d", max, stats.Pages, budget)
+			if budget := pageBudget(limit, 100, stats.Windows); stats.Pages > budget {
+				t.Errorf("max_results %d cost %d page requests, budget %d", limit, stats.Pages, budget)
 			}
 			// Within one window, not one page more than the records need.
-			if need := (max + 99) / 100; max <= OffsetLimit && stats.Pages != need {
-				t.Errorf("max_results %d cost %d page requests, want %d", max, stats.Pages, need)
+			if need := (limit + 99) / 100; limit <= OffsetLimit && stats.Pages != need {
+				t.Errorf("max_results %d cost %d page requests, want %d", limit, stats.Pages, need)
 			}
 		})
 	}

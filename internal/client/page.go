@@ -58,42 +58,63 @@ func fetchPage[T Record](ctx context.Context, c *Client, kind Kind[T], filterExp
 	if filterExpr != "" {
 		q.Set("filter", filterExpr)
 	}
-	out := page[T]{offset: offset}
+	path := kind.Path + "?" + q.Encode()
+	var out page[T]
 	err := c.get(ctx, kind.Path, q, func(body []byte) error {
-		var lb listBody
-		dec := json.NewDecoder(bytes.NewReader(body))
-		if err := dec.Decode(&lb); err != nil {
-			return err // a cut or garbled body: retried
-		}
-		problem := func(format string, args ...any) error {
-			return &ProtocolError{Method: "GET", Path: kind.Path + "?" + q.Encode(), Problem: fmt.Sprintf(format, args...)}
-		}
-		results := lb.Results
-		if lb.Meta != nil && lb.Meta.Results != nil {
-			results = lb.Meta.Results
-		}
-		if results == nil || results.Total == nil {
-			return problem("the response has no results.total (neither meta.results.total nor results.total), so the provider cannot tell whether the list is complete")
-		}
-		if *results.Total < 0 {
-			return problem("results.total is negative (%d)", *results.Total)
-		}
-		if lb.Data == nil {
-			return problem("the response has no data array")
-		}
-		if n := len(*lb.Data); n > limit {
-			return problem("page[limit] was %d but the page holds %d records", limit, n)
-		}
-		out.total = *results.Total
-		out.records = make([]T, 0, len(*lb.Data))
-		for i, raw := range *lb.Data {
-			rec, err := kind.decode(raw, keepRaw)
-			if err != nil {
-				return problem("record %d of the page at offset %d: %v", i, offset, err)
-			}
-			out.records = append(out.records, rec)
-		}
-		return nil
+		p, err := decodeListBody(body, kind, limit, offset, keepRaw, path)
+		out = p
+		return err
 	})
 	return out, err
+}
+
+// decodeListBody decodes one list response body and checks it against the
+// contract: paging attributes present, no more records than limit, every
+// record with an id. A body that is not JSON is returned as a plain error
+// (the caller retries it); a body that breaks the contract is a
+// ProtocolError naming path, the request's path and query.
+func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keepRaw bool, path string) (page[T], error) {
+	out := page[T]{offset: offset}
+	var lb listBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&lb); err != nil {
+		return out, err // a cut or garbled body: retried
+	}
+	problem := func(format string, args ...any) error {
+		return &ProtocolError{Method: "GET", Path: path, Problem: fmt.Sprintf(format, args...)}
+	}
+	results := lb.Results
+	if lb.Meta != nil && lb.Meta.Results != nil {
+		results = lb.Meta.Results
+	}
+	if results == nil || results.Total == nil {
+		return out, problem("the response has no results.total (neither meta.results.total nor results.total), so the provider cannot tell whether the list is complete")
+	}
+	if *results.Total < 0 {
+		return out, problem("results.total is negative (%d)", *results.Total)
+	}
+	if lb.Data == nil {
+		return out, problem("the response has no data array")
+	}
+	if n := len(*lb.Data); n > limit {
+		return out, problem("page[limit] was %d but the page holds %d records", limit, n)
+	}
+	out.total = *results.Total
+	out.records = make([]T, 0, len(*lb.Data))
+	// One answer lists a record once; a repeated id means another record
+	// of the page was hidden behind it, which deduplication would make a
+	// silent loss.
+	index := make(map[string]int, len(*lb.Data))
+	for i, raw := range *lb.Data {
+		rec, err := kind.decode(raw, keepRaw)
+		if err != nil {
+			return out, problem("record %d of the page at offset %d: %v", i, offset, err)
+		}
+		if j, dup := index[rec.RecordID()]; dup {
+			return out, problem("records %d and %d of the page at offset %d have the same id %q", j, i, offset, rec.RecordID())
+		}
+		index[rec.RecordID()] = i
+		out.records = append(out.records, rec)
+	}
+	return out, nil
 }
