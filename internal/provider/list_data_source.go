@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -191,20 +192,17 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	in, diags := getListInputs(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
-	var to timeouts.Value
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &to)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	expr, diags := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
 	resp.Diagnostics.Append(diags...)
-	readTimeout, diags := to.Read(ctx, defaultReadTimeout)
-	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 
 	r := d.rt.kind.Resource
 	objType := d.rt.attrTypes()
@@ -262,6 +260,16 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 }
 
 var objectAsOptions = basetypes.ObjectAsOptions{}
+
+// withReadTimeout bounds ctx by the data source's timeouts.read.
+func withReadTimeout(ctx context.Context, cfg tfsdk.Config) (context.Context, context.CancelFunc, diag.Diagnostics) {
+	var to timeouts.Value
+	diags := cfg.GetAttribute(ctx, path.Root("timeouts"), &to)
+	readTimeout, more := to.Read(ctx, defaultReadTimeout)
+	diags.Append(more...)
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	return ctx, cancel, diags
+}
 
 // readTimeoutBlock is the timeouts block of every data source, described
 // for the generated documentation.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -118,18 +117,15 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(diags...)
 	var includeJSON types.Bool
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("include_json"), &includeJSON)...)
-	var to timeouts.Value
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &to)...)
 	if resp.Diagnostics.HasError() || !ok {
 		return
 	}
-	readTimeout, diags := to.Read(ctx, defaultReadTimeout)
+	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
-	defer cancel()
 
 	r := d.rt.kind.Resource
 	var rec T
