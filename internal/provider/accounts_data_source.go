@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -17,14 +16,8 @@ var accountType = recordType[client.Account]{
 		{"external_ref", "Reference of the account in another system.", types.StringType},
 		{"parent_id", "Id of the parent account; null for a top-level account.", types.StringType},
 	},
-	values: func(a client.Account) map[string]attr.Value {
-		return map[string]attr.Value{
-			"name":            optString(a.Name),
-			"legal_name":      optString(a.LegalName),
-			"registration_id": optString(a.RegistrationID),
-			"external_ref":    optString(a.ExternalRef),
-			"parent_id":       optString(a.ParentID),
-		}
+	row: func(a client.Account) []any {
+		return []any{a.Name, a.LegalName, a.RegistrationID, a.ExternalRef, a.ParentID}
 	},
 	lookupKeys: []string{"name", "legal_name", "registration_id"},
 	example:    `eq(name,"Acme, Inc."):ge(created_at,2026-01-01T00:00:00.000Z)`,

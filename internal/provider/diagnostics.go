@@ -91,12 +91,3 @@ func serviceWords(err error) string {
 	}
 	return b.String()
 }
-
-// diagError folds diagnostics into an error, for code paths that return one.
-func diagError(diags diag.Diagnostics) error {
-	var parts []string
-	for _, d := range diags.Errors() {
-		parts = append(parts, d.Summary()+": "+d.Detail())
-	}
-	return errors.New(strings.Join(parts, "; "))
-}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -17,14 +16,8 @@ var fileType = recordType[client.File]{
 		{"public", "Whether the file can be fetched without credentials.", types.BoolType},
 		{"href", "Address the file is served from.", types.StringType},
 	},
-	values: func(f client.File) map[string]attr.Value {
-		return map[string]attr.Value{
-			"file_name": optString(f.FileName),
-			"mime_type": optString(f.MimeType),
-			"file_size": optInt64(f.FileSize),
-			"public":    optBool(f.Public),
-			"href":      optString(f.Href),
-		}
+	row: func(f client.File) []any {
+		return []any{f.FileName, f.MimeType, f.FileSize, f.Public, f.Href}
 	},
 	lookupKeys: []string{"file_name"},
 	example:    "eq(mime_type,image/png):eq(public,true)",

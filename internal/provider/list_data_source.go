@@ -3,13 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
@@ -205,17 +206,18 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 	}
 
 	r := d.rt.kind.Resource
-	objType := d.rt.attrTypes()
+	stateType, ok := req.Config.Raw.Type().(tftypes.Object)
+	listType, ok2 := stateType.AttributeTypes[r.Name].(tftypes.List)
+	elemType, ok3 := listType.ElementType.(tftypes.Object)
+	if !ok || !ok2 || !ok3 {
+		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
+		return
+	}
 	includeJSON := in.IncludeJSON.ValueBool()
-	var ids, records, lateIDs, lateRecords []attr.Value
-	add := func(rec T, ids, records *[]attr.Value) error {
-		obj, err := d.rt.objectValue(rec, objType, includeJSON)
-		if err != nil {
-			return err
-		}
-		*ids = append(*ids, types.StringValue(rec.RecordID()))
-		*records = append(*records, obj)
-		return nil
+	var ids, records, lateIDs, lateRecords []tftypes.Value
+	add := func(rec T, ids, records *[]tftypes.Value) {
+		*ids = append(*ids, tftypes.NewValue(tftypes.String, rec.RecordID()))
+		*records = append(*records, tftypes.NewValue(elemType, d.rt.tfValues(rec, includeJSON)))
 	}
 	q := client.ListQuery{
 		Filter:      expr,
@@ -231,11 +233,15 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 			if !ok {
 				return fmt.Errorf("internal error: late record of type %T", late)
 			}
-			return add(rec, &lateIDs, &lateRecords)
+			add(rec, &lateIDs, &lateRecords)
+			return nil
 		},
 	}
 	start := time.Now()
-	stats, err := client.List(ctx, d.client, d.rt.kind, q, func(rec T) error { return add(rec, &ids, &records) })
+	stats, err := client.List(ctx, d.client, d.rt.kind, q, func(rec T) error {
+		add(rec, &ids, &records)
+		return nil
+	})
 	if len(lateIDs) > 0 {
 		ids, records = append(lateIDs, ids...), append(lateRecords, records...)
 		if q.MaxResults > 0 && len(ids) > q.MaxResults {
@@ -250,13 +256,16 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+r.Name, err))
 		return
 	}
-	idList, diags := types.ListValue(types.StringType, ids)
-	resp.Diagnostics.Append(diags...)
-	recList, diags := types.ListValue(types.ObjectType{AttrTypes: objType}, records)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ids"), idList)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("total"), types.Int64Value(int64(stats.Total)))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(r.Name), recList)...)
+	state, err := stateWith(req.Config.Raw, map[string]tftypes.Value{
+		"ids":   tftypes.NewValue(stateType.AttributeTypes["ids"], ids),
+		"total": tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(stats.Total))),
+		r.Name:  tftypes.NewValue(listType, records),
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	resp.State.Raw = state
 }
 
 var objectAsOptions = basetypes.ObjectAsOptions{}

@@ -167,12 +167,10 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 		}
 		rec = found[0]
 	}
-	obj, err := d.rt.objectValue(rec, d.rt.attrTypes(), includeJSON.ValueBool())
+	state, err := stateWith(req.Config.Raw, d.rt.tfValues(rec, includeJSON.ValueBool()))
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", err.Error())
 		return
 	}
-	for attrName, v := range obj.Attributes() {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attrName), v)...)
-	}
+	resp.State.Raw = state
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -21,18 +20,9 @@ var orderType = recordType[client.Order]{
 		{"currency", "Currency of the amount, e.g. `USD`.", types.StringType},
 		{"amount_with_tax", "Order total including tax, in minor units of `currency` (cents).", types.Int64Type},
 	},
-	values: func(o client.Order) map[string]attr.Value {
-		return map[string]attr.Value{
-			"status":          optString(o.Status),
-			"payment":         optString(o.Payment),
-			"shipping":        optString(o.Shipping),
-			"order_number":    optString(o.OrderNumber),
-			"external_ref":    optString(o.ExternalRef),
-			"customer_name":   optString(o.CustomerName),
-			"customer_email":  optString(o.CustomerEmail),
-			"currency":        optString(o.Currency),
-			"amount_with_tax": optInt64(o.AmountWithTax),
-		}
+	row: func(o client.Order) []any {
+		return []any{o.Status, o.Payment, o.Shipping, o.OrderNumber, o.ExternalRef,
+			o.CustomerName, o.CustomerEmail, o.Currency, o.AmountWithTax}
 	},
 	lookupKeys: []string{"order_number", "external_ref"},
 	example:    "ge(created_at,2026-01-01T00:00:00.000Z):eq(status,complete)",

@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"fmt"
+	"math/big"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
@@ -20,7 +24,9 @@ type field struct {
 type recordType[T client.Record] struct {
 	kind   client.Kind[T]
 	fields []field // without "json", which every record type has
-	values func(T) map[string]attr.Value
+	// row returns a record's values in the order of fields: a string (empty
+	// for none), *int64 or *bool.
+	row func(T) []any
 	// lookupKeys are unique attributes a single-record data source can look
 	// a record up by, besides id and filter.
 	lookupKeys []string
@@ -40,17 +46,6 @@ func (rt recordType[T]) allFields() []field {
 	return append(append([]field{}, commonFields...), rt.fields...)
 }
 
-// attrTypes is the object type of one record.
-func (rt recordType[T]) attrTypes() map[string]attr.Type {
-	out := map[string]attr.Type{jsonField: types.StringType}
-	for _, f := range rt.allFields() {
-		out[f.name] = f.typ
-	}
-	return out
-}
-
-// schemaAttributes returns the record's attributes, all computed except
-// those in optional, which a lookup can also be given.
 func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]schema.Attribute {
 	out := map[string]schema.Attribute{
 		jsonField: schema.StringAttribute{
@@ -72,42 +67,60 @@ func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]sc
 	return out
 }
 
-// objectValue is rec as a Terraform object. includeJSON keeps the raw JSON.
-func (rt recordType[T]) objectValue(rec T, objType map[string]attr.Type, includeJSON bool) (types.Object, error) {
-	vals := rt.values(rec)
+// tfValues are rec's attributes as Terraform values. The state is built
+// from these directly: going through the framework's attr.Value types costs
+// about a thousand allocations per record, which at 100,000 records is most
+// of a plan's memory.
+func (rt recordType[T]) tfValues(rec T, includeJSON bool) map[string]tftypes.Value {
 	c := rec.Base()
-	vals["id"] = types.StringValue(c.ID)
-	vals["created_at"] = optString(c.CreatedAt)
-	vals["updated_at"] = optString(c.UpdatedAt)
-	vals[jsonField] = types.StringNull()
+	vals := make(map[string]tftypes.Value, len(rt.fields)+len(commonFields)+1)
+	vals["id"] = tftypes.NewValue(tftypes.String, c.ID)
+	vals["created_at"] = tfValue(c.CreatedAt)
+	vals["updated_at"] = tfValue(c.UpdatedAt)
+	vals[jsonField] = nullString
 	if includeJSON {
-		vals[jsonField] = types.StringValue(c.JSON)
+		vals[jsonField] = tftypes.NewValue(tftypes.String, c.JSON)
 	}
-	obj, diags := types.ObjectValue(objType, vals)
-	if diags.HasError() {
-		return obj, diagError(diags)
+	for i, v := range rt.row(rec) {
+		vals[rt.fields[i].name] = tfValue(v)
 	}
-	return obj, nil
+	return vals
 }
 
-// optString maps the service's "no value" (an empty or absent string) to null.
-func optString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
+var nullString = tftypes.NewValue(tftypes.String, nil)
+
+// tfValue converts a record field: the service's "no value" (an empty
+// string, an absent number or boolean) becomes null.
+func tfValue(v any) tftypes.Value {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return nullString
+		}
+		return tftypes.NewValue(tftypes.String, v)
+	case *int64:
+		if v == nil {
+			return tftypes.NewValue(tftypes.Number, nil)
+		}
+		return tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(*v))
+	case *bool:
+		if v == nil {
+			return tftypes.NewValue(tftypes.Bool, nil)
+		}
+		return tftypes.NewValue(tftypes.Bool, *v)
 	}
-	return types.StringValue(s)
+	panic(fmt.Sprintf("provider: record field of unexpected type %T", v))
 }
 
-func optInt64(v *int64) types.Int64 {
-	if v == nil {
-		return types.Int64Null()
+// stateWith is the data source's state: its configuration with computed
+// attributes filled in.
+func stateWith(config tftypes.Value, computed map[string]tftypes.Value) (tftypes.Value, error) {
+	var vals map[string]tftypes.Value
+	if err := config.As(&vals); err != nil {
+		return tftypes.Value{}, err
 	}
-	return types.Int64Value(*v)
-}
-
-func optBool(v *bool) types.Bool {
-	if v == nil {
-		return types.BoolNull()
+	for k, v := range computed {
+		vals[k] = v
 	}
-	return types.BoolValue(*v)
+	return tftypes.NewValue(config.Type(), vals), nil
 }

@@ -1,0 +1,423 @@
+package provider
+
+// Benchmarks of the provider side of a large listing, in process: the
+// protocol-6 server the provider binary serves (the same code path as
+// `terraform plan` minus gRPC and Terraform core), called with
+// ConfigureProvider and ReadDataSource for commerce_orders.
+//
+//	go test ./internal/provider -run '^$' -bench BenchmarkReadOrders -benchtime 2x
+//	go test ./internal/provider -run '^$' -bench 'BenchmarkReadOrders/latency=0s/N=60000' -cpuprofile cpu.out
+//
+// latency=20ms is the listing as users see it; latency=0s takes the service
+// out, so that wall time is the provider's CPU (and the in-process
+// emulator's, which the profile tells apart).
+//
+// The end-to-end benchmark with a real Terraform CLI is tools/bench.sh e2e.
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+)
+
+// nullObject is an object of typ with every attribute null except set.
+func nullObject(typ tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
+	obj := typ.(tftypes.Object)
+	vals := make(map[string]tftypes.Value, len(obj.AttributeTypes))
+	for name, t := range obj.AttributeTypes {
+		if v, ok := set[name]; ok {
+			vals[name] = v
+			continue
+		}
+		vals[name] = tftypes.NewValue(t, nil)
+	}
+	return tftypes.NewValue(typ, vals)
+}
+
+func dynamicValue(b *testing.B, v tftypes.Value) *tfprotov6.DynamicValue {
+	b.Helper()
+	dv, err := tfprotov6.NewDynamicValue(v.Type(), v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &dv
+}
+
+// benchProvider serves the provider in process and configures it for srv.
+type benchProvider struct {
+	server   tfprotov6.ProviderServer
+	dsType   tftypes.Type
+	dsConfig *tfprotov6.DynamicValue
+}
+
+func newBenchProvider(b *testing.B, srv *emulator.Server, dataSource string) *benchProvider {
+	b.Helper()
+	ctx := context.Background()
+	server, err := providerserver.NewProtocol6WithError(New("bench")())()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range schemas.Diagnostics {
+		b.Fatalf("schema: %s: %s", d.Summary, d.Detail)
+	}
+	pcfg := nullObject(schemas.Provider.ValueType(), map[string]tftypes.Value{
+		"base_url":      tftypes.NewValue(tftypes.String, srv.URL()),
+		"client_id":     tftypes.NewValue(tftypes.String, emulator.DefaultClientID),
+		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
+	})
+	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "bench", Config: dynamicValue(b, pcfg)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		b.Fatalf("configure: %s: %s", d.Summary, d.Detail)
+	}
+	ds, ok := schemas.DataSourceSchemas[dataSource]
+	if !ok {
+		b.Fatalf("no data source %s", dataSource)
+	}
+	typ := ds.ValueType()
+	return &benchProvider{server: server, dsType: typ, dsConfig: dynamicValue(b, nullObject(typ, nil))}
+}
+
+// read runs ReadDataSource and returns the msgpack state Terraform would get.
+func (p *benchProvider) read(b *testing.B, typeName string) []byte {
+	resp, err := p.server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: typeName, Config: p.dsConfig})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			b.Fatalf("read: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	return resp.State.MsgPack
+}
+
+type peakHeap struct {
+	stop, done chan struct{}
+	peak       atomic.Uint64
+}
+
+func samplePeakHeap(every time.Duration) *peakHeap {
+	p := &peakHeap{stop: make(chan struct{}), done: make(chan struct{})}
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > p.peak.Load() {
+			p.peak.Store(ms.HeapInuse) // one sampling goroutine: no race
+		}
+	}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			sample()
+			select {
+			case <-t.C:
+			case <-p.stop:
+				sample()
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *peakHeap) Stop() uint64 {
+	close(p.stop)
+	<-p.done
+	return p.peak.Load()
+}
+
+// BenchmarkReadOrders reads commerce_orders with N orders through the
+// provider server: listing, building Terraform values, setting state and
+// encoding it as msgpack for Terraform.
+func BenchmarkReadOrders(b *testing.B) {
+	for _, latency := range []time.Duration{20 * time.Millisecond, 0} {
+		for _, n := range []int{10000, 60000, 100000} {
+			b.Run(fmt.Sprintf("latency=%s/N=%d", latency, n), func(b *testing.B) {
+				srv, err := emulator.Start(emulator.Options{Orders: n, Files: -1, Accounts: -1, Latency: latency})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer srv.Close()
+				clearBenchEnv(b)
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				base := ms.HeapInuse
+				b.ReportAllocs()
+				sampler := samplePeakHeap(2 * time.Millisecond)
+				var (
+					iters, stateBytes int
+					wall              time.Duration
+				)
+				srv.ResetStats()
+				for b.Loop() {
+					start := time.Now()
+					p := newBenchProvider(b, srv, "commerce_orders")
+					state := p.read(b, "commerce_orders")
+					wall += time.Since(start)
+					iters++
+					stateBytes = len(state)
+					if iters == 1 {
+						b.StopTimer()
+						checkState(b, p.dsType, state, n)
+						b.StartTimer()
+					}
+				}
+				peak := sampler.Stop()
+				st := srv.Stats()
+				b.ReportMetric(float64(wall.Milliseconds())/float64(iters), "wall_ms/op")
+				b.ReportMetric(float64(st.ListRequests["orders"])/float64(iters), "page_requests/op")
+				b.ReportMetric(float64(st.TokenRequests)/float64(iters), "token_requests/op")
+				b.ReportMetric(float64(stateBytes)/float64(n), "msgpack_bytes/record")
+				b.ReportMetric(float64(peak)/(1<<20), "peak_heap_MB")
+				b.ReportMetric(float64(base)/(1<<20), "baseline_heap_MB")
+			})
+		}
+	}
+}
+
+// checkState decodes the msgpack state and checks that it holds n orders.
+func checkState(b *testing.B, typ tftypes.Type, state []byte, n int) {
+	b.Helper()
+	dv := tfprotov6.DynamicValue{MsgPack: state}
+	v, err := dv.Unmarshal(typ)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		b.Fatal(err)
+	}
+	var ids []tftypes.Value
+	if err := attrs["ids"].As(&ids); err != nil {
+		b.Fatal(err)
+	}
+	var orders []tftypes.Value
+	if err := attrs["orders"].As(&orders); err != nil {
+		b.Fatal(err)
+	}
+	if len(ids) != n || len(orders) != n {
+		b.Fatalf("state holds %d ids and %d orders, want %d", len(ids), len(orders), n)
+	}
+}
+
+// clearBenchEnv keeps a developer's COMMERCE_* variables out of the run.
+func clearBenchEnv(b *testing.B) {
+	for _, env := range []string{EnvClientID, EnvClientSecret, EnvBaseURL, EnvAuthURL, EnvRateLimit} {
+		b.Setenv(env, "")
+	}
+}
+
+// benchOrders lists n orders from an emulator without latency, outside any
+// timer, for the state-building benchmarks.
+func benchOrders(b *testing.B, n int) []client.Order {
+	b.Helper()
+	srv, err := emulator.Start(emulator.Options{Orders: n, Files: -1, Accounts: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := client.New(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]client.Order, 0, n)
+	if _, err := client.List(context.Background(), c, client.Orders, client.ListQuery{}, func(o client.Order) error {
+		recs = append(recs, o)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return recs
+}
+
+// emptyOrdersState is the state a read starts from: the configuration, here
+// with every argument null.
+func emptyOrdersState(b *testing.B) tfsdk.State {
+	b.Helper()
+	ctx := context.Background()
+	d := &listDataSource[client.Order]{rt: orderType}
+	var resp datasource.SchemaResponse
+	d.Schema(ctx, datasource.SchemaRequest{}, &resp)
+	return tfsdk.State{Schema: resp.Schema, Raw: nullObject(resp.Schema.Type().TerraformType(ctx), nil)}
+}
+
+// buildState builds the state of a commerce_orders read from records with
+// the same building blocks listDataSource.Read uses.
+func buildState(b *testing.B, recs []client.Order) tfsdk.State {
+	state := emptyOrdersState(b)
+	typ, ok := state.Raw.Type().(tftypes.Object)
+	if !ok {
+		b.Fatal("state type is not an object")
+	}
+	listType := typ.AttributeTypes["orders"].(tftypes.List)
+	elemType := listType.ElementType.(tftypes.Object)
+	ids := make([]tftypes.Value, len(recs))
+	objs := make([]tftypes.Value, len(recs))
+	for i, o := range recs {
+		ids[i] = tftypes.NewValue(tftypes.String, o.ID)
+		objs[i] = tftypes.NewValue(elemType, orderType.tfValues(o, false))
+	}
+	raw, err := stateWith(state.Raw, map[string]tftypes.Value{
+		"ids":    tftypes.NewValue(typ.AttributeTypes["ids"], ids),
+		"total":  tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(len(recs)))),
+		"orders": tftypes.NewValue(listType, objs),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	state.Raw = raw
+	return state
+}
+
+// BenchmarkOrdersState measures what listDataSource.Read does with the
+// records once they are listed (build), and the msgpack encoding the
+// framework does with the state after Read (msgpack).
+func BenchmarkOrdersState(b *testing.B) {
+	for _, n := range []int{10000, 60000, 100000} {
+		recs := benchOrders(b, n)
+		b.Run(fmt.Sprintf("build/N=%d", n), func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			sampler := samplePeakHeap(2 * time.Millisecond)
+			for b.Loop() {
+				buildState(b, recs)
+			}
+			b.ReportMetric(float64(sampler.Stop())/(1<<20), "peak_heap_MB")
+		})
+		b.Run(fmt.Sprintf("msgpack/N=%d", n), func(b *testing.B) {
+			st := buildState(b, recs)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tfprotov6.NewDynamicValue(st.Raw.Type(), st.Raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// fixedOrders is commerce_orders with a Read that returns a prepared state,
+// to measure what the framework does around Read (copies, semantic
+// equality, null-block reification, msgpack) apart from the provider.
+type fixedOrders struct {
+	listDataSource[client.Order]
+	state tftypes.Value
+}
+
+func (d *fixedOrders) Read(_ context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	resp.State.Raw = d.state
+}
+
+type fixedProvider struct{ ds *fixedOrders }
+
+func (p *fixedProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "commerce"
+}
+func (p *fixedProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+func (p *fixedProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+}
+func (p *fixedProvider) Resources(context.Context) []func() resource.Resource { return nil }
+func (p *fixedProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{func() datasource.DataSource { return p.ds }}
+}
+
+// BenchmarkFrameworkOverhead serves a prepared state of N orders through
+// the framework's ReadDataSource: the time is the framework's alone.
+// json=null is today's state (json is null unless include_json); json=empty
+// sets it to "" instead, to show the cost of null values (the framework
+// looks up the schema path of every null value after Read). ids_only leaves
+// the orders list null: the cost of a state that holds only the ids.
+func BenchmarkFrameworkOverhead(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10000, 60000} {
+		recs := benchOrders(b, n)
+		for _, variant := range []string{"json=null", "json=empty", "ids_only"} {
+			b.Run(fmt.Sprintf("%s/N=%d", variant, n), func(b *testing.B) {
+				st := buildState(b, recs)
+				switch variant {
+				case "json=empty":
+					st.Raw = withEmptyJSON(b, st.Raw)
+				case "ids_only":
+					st.Raw = withNullRecords(b, st.Raw)
+				}
+				ds := &fixedOrders{listDataSource: listDataSource[client.Order]{rt: orderType}, state: st.Raw}
+				server, err := providerserver.NewProtocol6WithError(&fixedProvider{ds: ds})()
+				if err != nil {
+					b.Fatal(err)
+				}
+				schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+					Config: dynamicValue(b, nullObject(schemas.Provider.ValueType(), nil))}); err != nil {
+					b.Fatal(err)
+				}
+				cfg := dynamicValue(b, nullObject(schemas.DataSourceSchemas["commerce_orders"].ValueType(), nil))
+				b.ReportAllocs()
+				var size int
+				for b.Loop() {
+					resp, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "commerce_orders", Config: cfg})
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, d := range resp.Diagnostics {
+						b.Fatalf("read: %s: %s", d.Summary, d.Detail)
+					}
+					size = len(resp.State.MsgPack)
+				}
+				b.ReportMetric(float64(size)/float64(n), "msgpack_bytes/record")
+			})
+		}
+	}
+}
+
+// withEmptyJSON sets every order's json attribute to "".
+func withEmptyJSON(b *testing.B, v tftypes.Value) tftypes.Value {
+	out, err := tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		steps := p.Steps()
+		if len(steps) == 3 && steps[2] == tftypes.AttributeName(jsonField) {
+			return tftypes.NewValue(tftypes.String, ""), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// withNullRecords sets the orders list to null, keeping ids and total.
+func withNullRecords(b *testing.B, v tftypes.Value) tftypes.Value {
+	var vals map[string]tftypes.Value
+	if err := v.As(&vals); err != nil {
+		b.Fatal(err)
+	}
+	vals["orders"] = tftypes.NewValue(vals["orders"].Type(), nil)
+	return tftypes.NewValue(v.Type(), vals)
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Performance benchmarks of the provider.
+#
+#   tools/bench.sh client      # BenchmarkList: engine vs lower bound vs sequential pagers
+#   tools/bench.sh polite      # BenchmarkListSmallStore: 25 rps store, default settings
+#   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
+#   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000)
+#   tools/bench.sh all
+#
+# e2e builds the provider and the emulator, starts the emulator on 127.0.0.1
+# with -latency 20ms, writes its own Terraform CLI configuration with
+# dev_overrides in a temp dir (TF_CLI_CONFIG_FILE points at it; ~/.terraformrc
+# is never touched), and for each N runs:
+#   - terraform plan: wall time, peak RSS (VmHWM) and CPU time of the
+#     provider process and of terraform itself, polled from /proc;
+#   - terraform plan with TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE: where the
+#     time goes (Read called, listing finished, Read returned, framework
+#     response sent, plan completed);
+#   - terraform apply -auto-approve with a local state: state bytes per record.
+# Results go to stdout and to $BENCH_OUT (default a temp dir, kept).
+#
+# The machine is shared: the load average is printed next to each figure,
+# since wall times on a loaded 2-core machine stretch with it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BENCHTIME="${BENCHTIME:-3x}"
+LATENCY="${LATENCY:-20ms}"
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+run_client() {
+  echo "== BenchmarkList (load $(loadavg))"
+  go test ./internal/client -run '^$' -bench '^BenchmarkList$' -benchtime "$BENCHTIME" -timeout 60m
+}
+
+run_polite() {
+  echo "== BenchmarkListSmallStore (load $(loadavg))"
+  go test ./internal/client -run '^$' -bench '^BenchmarkListSmallStore$' -benchtime "$BENCHTIME" -timeout 60m -v 2>&1 | grep -v '^=== '
+}
+
+run_provider() {
+  echo "== provider benchmarks (load $(loadavg))"
+  go test ./internal/provider -run '^$' -bench '^(BenchmarkReadOrders|BenchmarkOrdersState|BenchmarkFrameworkOverhead)$' \
+    -benchtime "${PROVIDER_BENCHTIME:-2x}" -timeout 60m
+}
+
+# ---------------------------------------------------------------- e2e
+
+work=""
+emulator_pid=""
+cleanup() {
+  if [ -n "$emulator_pid" ]; then kill "$emulator_pid" 2>/dev/null || true; wait "$emulator_pid" 2>/dev/null || true; fi
+}
+
+# now_ms prints the wall clock in milliseconds.
+now_ms() { date +%s%3N; }
+
+# proc_kb PID FIELD prints a /proc/PID/status field in kB (empty if gone).
+proc_kb() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || true; }
+
+# proc_cpu_ms PID prints user+system CPU time of PID in ms (empty if gone).
+proc_cpu_ms() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 0
+  # Fields after the command name, which is in parentheses.
+  stat="${stat##*) }"
+  # shellcheck disable=SC2086 # split the fields on purpose
+  set -- $stat
+  echo $(( (${12} + ${13}) * 1000 / $(getconf CLK_TCK) ))
+}
+
+# monitor CMD...: runs CMD, polling every 20 ms the peak RSS and CPU time of
+# the provider process (found by its unique path) and of CMD itself. Sets
+# M_WALL_MS, M_RC, M_PROV_HWM_KB, M_PROV_CPU_MS, M_TF_HWM_KB, M_TF_CPU_MS.
+monitor() {
+  local start end pid p hwm cpu
+  M_PROV_HWM_KB=0 M_PROV_CPU_MS=0 M_TF_HWM_KB=0 M_TF_CPU_MS=0
+  declare -A prov_hwm=() prov_cpu=()
+  start="$(now_ms)"
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    hwm="$(proc_kb "$pid" VmHWM)"; [ -n "$hwm" ] && [ "$hwm" -gt "$M_TF_HWM_KB" ] && M_TF_HWM_KB="$hwm"
+    cpu="$(proc_cpu_ms "$pid")"; [ -n "$cpu" ] && M_TF_CPU_MS="$cpu"
+    for p in $(pgrep -f "^$work/bin/terraform-provider-commerce" || true); do
+      hwm="$(proc_kb "$p" VmHWM)"; [ -n "$hwm" ] && prov_hwm[$p]="$hwm"
+      cpu="$(proc_cpu_ms "$p")"; [ -n "$cpu" ] && prov_cpu[$p]="$cpu"
+    done
+    sleep 0.02
+  done
+  set +e
+  wait "$pid"
+  M_RC=$?
+  set -e
+  end="$(now_ms)"
+  M_WALL_MS=$((end - start))
+  # Terraform starts the provider more than once (validate, plan); report
+  # the largest instance and the sum of CPU.
+  for p in "${!prov_hwm[@]}"; do
+    [ "${prov_hwm[$p]}" -gt "$M_PROV_HWM_KB" ] && M_PROV_HWM_KB="${prov_hwm[$p]}"
+  done
+  for p in "${!prov_cpu[@]}"; do
+    M_PROV_CPU_MS=$((M_PROV_CPU_MS + prov_cpu[$p]))
+  done
+  M_PROV_INSTANCES="${#prov_hwm[@]}"
+}
+
+# ts_ms LINE prints the TF_LOG timestamp of LINE in ms since the epoch.
+ts_ms() { date -d "$(echo "$1" | cut -d' ' -f1)" +%s%3N; }
+
+# mark LOG PATTERN: the TF_LOG timestamp (ms since the epoch) of the first
+# line matching PATTERN, or of the last one with -l.
+mark() {
+  local l
+  if [ "$1" = -l ]; then shift; l="$(grep -E "$2" "$1" | tail -1 || true)"; else l="$(grep -m1 -E "$2" "$1" || true)"; fi
+  [ -n "$l" ] && ts_ms "$l" || echo ""
+}
+
+# phases LOG START_MS: where a plan with TF_LOG_CORE=DEBUG and
+# TF_LOG_PROVIDER=TRACE spent its time, from the log's own markers.
+phases() {
+  local log="$1" t0="$2" t1="$3" read_start token listed read_end fw_end core_end dur
+  read_start="$(mark "$log" 'Calling provider defined DataSource Read')"
+  token="$(mark "$log" 'obtained access token')"
+  listed="$(mark "$log" 'listing finished')"
+  dur="$(grep -m1 'listing finished' "$log" | grep -oE 'duration_ms=[0-9]+' | cut -d= -f2 || true)"
+  read_end="$(mark "$log" 'Called provider defined DataSource Read')"
+  fw_end="$(mark "$log" 'Received downstream response.*tf_rpc=ReadDataSource|tf_rpc=ReadDataSource.*Received downstream response|Received downstream response: .*ReadDataSource')"
+  [ -n "$fw_end" ] || fw_end="$(mark -l "$log" 'Received downstream response')"
+  core_end="$(mark -l "$log" 'plan operation completed')"
+  echo "   phases of that plan (ms):"
+  echo "     terraform start -> provider Read called         $((read_start - t0))"
+  echo "     Read called -> listing finished (listing)       $((listed - read_start))   (engine's own duration_ms=$dur; token obtained at +$((token - read_start)))"
+  echo "     listing finished -> Read returned (values+state) $((read_end - listed))"
+  echo "     Read returned -> framework response (msgpack..)  $((fw_end - read_end))"
+  echo "     response -> plan operation completed (core)      $((core_end - fw_end))"
+  echo "     plan operation completed -> terraform exited     $((t1 - core_end))"
+}
+
+run_e2e() {
+  local sizes=("$@")
+  [ "${#sizes[@]}" -gt 0 ] || sizes=(10000 60000)
+  local tf max
+  tf="$(tools/tf-cli.sh terraform)"
+  work="$(mktemp -d /tmp/commerce-bench.XXXXXX)"
+  BENCH_OUT="${BENCH_OUT:-$work}"
+  trap cleanup EXIT INT TERM
+  echo "== e2e: building the provider and the emulator (work dir $work)"
+  go build -o "$work/bin/terraform-provider-commerce" .
+  go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
+  cat >"$work/terraformrc" <<RC
+provider_installation {
+  dev_overrides {
+    "commerce-tf/commerce" = "$work/bin"
+  }
+  direct {}
+}
+RC
+  export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+  unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
+  max=0
+  for n in "${sizes[@]}"; do [ "$n" -gt "$max" ] && max="$n"; done
+
+  for n in "${sizes[@]}"; do
+    local dir="$work/n$n"
+    mkdir -p "$dir"
+    rm -f "$work/url"
+    "$work/bin/commerce-emulator" -addr 127.0.0.1:0 -orders "$n" -files 1 -accounts 1 -latency "$LATENCY" \
+      -ready-file "$work/url" >"$dir/emulator.log" 2>&1 &
+    emulator_pid=$!
+    for _ in $(seq 200); do [ -s "$work/url" ] && break; sleep 0.05; done
+    [ -s "$work/url" ] || { echo "the emulator did not start:"; cat "$dir/emulator.log"; exit 1; }
+    cat >"$dir/main.tf" <<TF
+terraform {
+  required_providers {
+    commerce = { source = "commerce-tf/commerce" }
+  }
+}
+
+provider "commerce" {
+  base_url      = "$(cat "$work/url")"
+  client_id     = "emulator-client-id"
+  client_secret = "emulator-client-secret"
+}
+
+data "commerce_orders" "all" {}
+
+output "n" {
+  value = length(data.commerce_orders.all.ids)
+}
+TF
+    echo "== e2e N=$n (emulator -latency $LATENCY)"
+    local run
+    for run in $(seq "${PLAN_RUNS:-2}"); do
+      echo "   load $(loadavg)"
+      monitor "$tf" -chdir="$dir" plan -no-color -compact-warnings -input=false >"$dir/plan.log" 2>&1
+      [ "$M_RC" -eq 0 ] || { echo "plan failed:"; tail -30 "$dir/plan.log"; exit 1; }
+      grep -q "n = $n" "$dir/plan.log" || { echo "plan output lacks n = $n:"; tail -20 "$dir/plan.log"; exit 1; }
+      printf '   plan %d: wall %6d ms | provider peak RSS %5d MB, CPU %6d ms (%d processes) | terraform peak RSS %5d MB, CPU %6d ms\n' \
+        "$run" "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) "$M_PROV_CPU_MS" "$M_PROV_INSTANCES" $((M_TF_HWM_KB / 1024)) "$M_TF_CPU_MS"
+      echo "plan N=$n run=$run wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB provider_cpu_ms=$M_PROV_CPU_MS terraform_hwm_kb=$M_TF_HWM_KB terraform_cpu_ms=$M_TF_CPU_MS load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
+    done
+
+    local t0
+    t0="$(now_ms)"
+    TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE TF_LOG_PATH="$dir/plan-debug.log" "$tf" -chdir="$dir" plan -no-color -input=false >/dev/null 2>&1
+    local t1
+    t1="$(now_ms)"
+    echo "   plan with TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE: wall $((t1 - t0)) ms"
+    phases "$dir/plan-debug.log" "$t0" "$t1"
+
+    monitor "$tf" -chdir="$dir" apply -no-color -auto-approve -input=false -state="$dir/terraform.tfstate" >"$dir/apply.log" 2>&1
+    [ "$M_RC" -eq 0 ] || { echo "apply failed:"; tail -30 "$dir/apply.log"; exit 1; }
+    local size
+    size="$(stat -c %s "$dir/terraform.tfstate")"
+    printf '   apply: wall %6d ms | provider peak RSS %5d MB | terraform peak RSS %5d MB | state %d bytes = %d bytes/record\n' \
+      "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) $((M_TF_HWM_KB / 1024)) "$size" $((size / n))
+    echo "apply N=$n wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB terraform_hwm_kb=$M_TF_HWM_KB state_bytes=$size" >>"$BENCH_OUT/results.txt"
+
+    kill "$emulator_pid" 2>/dev/null || true
+    wait "$emulator_pid" 2>/dev/null || true
+    emulator_pid=""
+  done
+  echo "== e2e logs and results in $work"
+}
+
+cmd="${1:-all}"
+shift || true
+case "$cmd" in
+  client) run_client ;;
+  polite) run_polite ;;
+  provider) run_provider ;;
+  e2e) run_e2e "$@" ;;
+  all) run_client; run_polite; run_provider; run_e2e "$@" ;;
+  *) echo "usage: $0 client|polite|provider|e2e [N...]|all" >&2; exit 2 ;;
+esac
