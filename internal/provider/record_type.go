@@ -115,9 +115,15 @@ func tfValue(v any) tftypes.Value {
 // stateWith is the data source's state: its configuration with computed
 // attributes filled in.
 func stateWith(config tftypes.Value, computed map[string]tftypes.Value) (tftypes.Value, error) {
-	var vals map[string]tftypes.Value
-	if err := config.As(&vals); err != nil {
+	var configured map[string]tftypes.Value
+	if err := config.As(&configured); err != nil {
 		return tftypes.Value{}, err
+	}
+	// As hands out the configuration's own map: writing into it would
+	// change the configuration too, and the framework compares the two.
+	vals := make(map[string]tftypes.Value, len(configured))
+	for k, v := range configured {
+		vals[k] = v
 	}
 	for k, v := range computed {
 		vals[k] = v
