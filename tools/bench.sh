@@ -4,7 +4,8 @@
 #   tools/bench.sh client      # BenchmarkList: engine vs lower bound vs sequential pagers
 #   tools/bench.sh polite      # BenchmarkListSmallStore: 25 rps store, default settings
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
-#   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000)
+#   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
+#                              # INCLUDE_RECORDS=false measures the ids-only mode
 #   tools/bench.sh all
 #
 # e2e builds the provider and the emulator, starts the emulator on 127.0.0.1
@@ -184,7 +185,9 @@ provider "commerce" {
   client_secret = "emulator-client-secret"
 }
 
-data "commerce_orders" "all" {}
+data "commerce_orders" "all" {
+  include_records = ${INCLUDE_RECORDS:-true}
+}
 
 output "n" {
   value = length(data.commerce_orders.all.ids)

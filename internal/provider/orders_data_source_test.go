@@ -67,6 +67,10 @@ data "commerce_orders" "first_ten" {
 }
 data "commerce_orders" "none" {
   filter = "eq(status,no-such-status)"
+}
+data "commerce_orders" "ids_only" {
+  max_results     = 10
+  include_records = false
 }`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.commerce_orders.recent", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", f+":"+where, "-updated_at"))),
@@ -76,6 +80,8 @@ data "commerce_orders" "none" {
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("ids"), knownvalue.ListExact([]knownvalue.Check{})),
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("orders"), knownvalue.ListExact([]knownvalue.Check{})),
+				statecheck.ExpectKnownValue("data.commerce_orders.ids_only", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", "", "")[:10])),
+				statecheck.ExpectKnownValue("data.commerce_orders.ids_only", tfjsonpath.New("orders"), knownvalue.Null()),
 			},
 		}},
 	})
