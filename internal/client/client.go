@@ -196,8 +196,16 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	if err := c.inFlight.acquire(ctx); err != nil {
 		return 0, "", err
 	}
-	throttled := false
-	defer func() { c.inFlight.release(throttled) }()
+	// The slot is held while the request is on the wire, not while its
+	// body is decoded: decoding then overlaps with the next request.
+	released := false
+	release := func(throttled bool) {
+		if !released {
+			released = true
+			c.inFlight.release(throttled)
+		}
+	}
+	defer release(false)
 
 	token, err := c.tokens.Token(ctx)
 	if err != nil {
@@ -220,6 +228,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 		resp.Body.Close()
 	}
+	release(err == nil && resp.StatusCode == http.StatusTooManyRequests)
 	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}
 	if err != nil {
 		if ctx.Err() == nil && actx.Err() != nil {
@@ -244,8 +253,6 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		return resp.StatusCode, "", nil
 	case resp.StatusCode == http.StatusUnauthorized:
 		c.tokens.Invalidate(token)
-	case resp.StatusCode == http.StatusTooManyRequests:
-		throttled = true
 	}
 	apiErr := newAPIError(resp, body, http.MethodGet, shown)
 	apiErr.Attempts = attempt

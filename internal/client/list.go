@@ -81,7 +81,9 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		seen:         make(map[string]struct{}),
 		nextProgress: ProgressInterval,
 	}
-	l.sched = newScheduler(c.cfg.MaxParallelRequests)
+	// Two workers more than requests may be in flight, so that a worker
+	// decoding a page never leaves a request slot idle.
+	l.sched = newScheduler(c.cfg.MaxParallelRequests + 2)
 	defer func() {
 		// Cancel first, so that queued page requests return at once.
 		cancel()

@@ -188,6 +188,15 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return
 	}
+	// Fetch the token now, while Terraform is still busy elsewhere, so that
+	// the first data source read does not wait for it. The fetch outlives
+	// Configure (WithoutCancel) but keeps its logger; a failure is reported
+	// by the read that needs the token, which tries again.
+	go func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, ccfg.RequestTimeout)
+		defer cancel()
+		_ = c.Authenticate(ctx)
+	}(context.WithoutCancel(ctx))
 	resp.DataSourceData = c
 	resp.ResourceData = c
 }
