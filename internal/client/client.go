@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,27 @@ type Client struct {
 	rate     *rate.Limiter // nil without a rate limit
 	inFlight *adaptiveLimit
 	requests atomic.Int64
+
+	// pauseUntil holds every request back after a 429 with Retry-After:
+	// the service's word applies to the client, not just to the request
+	// that happened to receive it.
+	pauseMu    sync.Mutex
+	pauseUntil time.Time
+}
+
+func (c *Client) pauseFor(d time.Duration) {
+	c.pauseMu.Lock()
+	defer c.pauseMu.Unlock()
+	if until := time.Now().Add(d); until.After(c.pauseUntil) {
+		c.pauseUntil = until
+	}
+}
+
+func (c *Client) waitPause(ctx context.Context) error {
+	c.pauseMu.Lock()
+	d := time.Until(c.pauseUntil)
+	c.pauseMu.Unlock()
+	return sleep(ctx, d)
 }
 
 // New checks cfg and builds a Client. It does not contact the service: the
@@ -161,6 +183,9 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 		if !retry {
 			return finalError(ctx, err, attempt)
 		}
+		if status == http.StatusTooManyRequests && retryAfter != "" {
+			c.pauseFor(wait)
+		}
 		c.cfg.Logger.Debug(ctx, "retrying request", map[string]any{
 			"method": http.MethodGet, "path": shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": err.Error(),
 		})
@@ -188,6 +213,9 @@ func finalError(ctx context.Context, err error, attempts int) error {
 // attempt sends one request. It returns the HTTP status (0 without an
 // answer), the Retry-After header, and an error for anything but success.
 func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) (int, string, error) {
+	if err := c.waitPause(ctx); err != nil {
+		return 0, "", err
+	}
 	if c.rate != nil {
 		if err := c.rate.Wait(ctx); err != nil {
 			return 0, "", err

@@ -54,7 +54,9 @@ func (p *retryPolicy) shouldRetry(ctx context.Context, attempt, status int, retr
 		if d > maxRetryAfter {
 			return 0, false
 		}
-		return d, true
+		// A little more than asked, at random, so that the requests the
+		// service turned away together do not all come back at one instant.
+		return d + time.Duration(rand.Int64N(int64(d/10)+int64(50*time.Millisecond))), true
 	}
 	return p.backoff(attempt), true
 }
