@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"container/list"
 	"errors"
 	"fmt"
@@ -52,54 +53,14 @@ func (tm *term) match(t *table, row int32) bool {
 	switch tm.kind {
 	case kindString:
 		v := t.str[tm.col][row]
-		switch tm.op {
-		case filter.Eq:
-			return v == tm.strs[0]
-		case filter.In:
-			return slices.Contains(tm.strs, v)
-		case filter.Like:
+		if tm.op == filter.Like {
 			return filter.MatchLike(tm.strs[0], v)
-		case filter.Gt:
-			return v > tm.strs[0]
-		case filter.Ge:
-			return v >= tm.strs[0]
-		case filter.Lt:
-			return v < tm.strs[0]
-		case filter.Le:
-			return v <= tm.strs[0]
 		}
+		return compare(tm.op, v, tm.strs)
 	case kindTime:
-		v := t.num[tm.col][row]
-		switch tm.op {
-		case filter.Eq:
-			return v == tm.nums[0]
-		case filter.In:
-			return slices.Contains(tm.nums, v)
-		case filter.Gt:
-			return v > tm.nums[0]
-		case filter.Ge:
-			return v >= tm.nums[0]
-		case filter.Lt:
-			return v < tm.nums[0]
-		case filter.Le:
-			return v <= tm.nums[0]
-		}
+		return compare(tm.op, t.num[tm.col][row], tm.nums)
 	case kindNumber:
-		v := float64(t.num[tm.col][row])
-		switch tm.op {
-		case filter.Eq:
-			return v == tm.flts[0]
-		case filter.In:
-			return slices.Contains(tm.flts, v)
-		case filter.Gt:
-			return v > tm.flts[0]
-		case filter.Ge:
-			return v >= tm.flts[0]
-		case filter.Lt:
-			return v < tm.flts[0]
-		case filter.Le:
-			return v <= tm.flts[0]
-		}
+		return compare(tm.op, float64(t.num[tm.col][row]), tm.flts)
 	case kindBool:
 		v := t.boo[tm.col][row]
 		switch tm.op {
@@ -477,3 +438,22 @@ func groupThousands(n int) string {
 
 // errUnknownResource is returned by the data access methods.
 var errUnknownResource = errors.New("unknown resource; use orders, files or accounts")
+
+// compare applies a comparison operator to v and the term's values.
+func compare[V cmp.Ordered](op filter.Op, v V, vals []V) bool {
+	switch op {
+	case filter.Eq:
+		return v == vals[0]
+	case filter.In:
+		return slices.Contains(vals, v)
+	case filter.Gt:
+		return v > vals[0]
+	case filter.Ge:
+		return v >= vals[0]
+	case filter.Lt:
+		return v < vals[0]
+	case filter.Le:
+		return v <= vals[0]
+	}
+	return false
+}
