@@ -381,7 +381,7 @@ func TestFaultMalformedBody(t *testing.T) {
 		if tErr.Attempts != 3 {
 			t.Errorf("attempts = %d, want 3", tErr.Attempts)
 		}
-		for _, part := range []string{"GET /v2/orders?", "malformed response body", "unexpected EOF", "(gave up after 3 attempts)"} {
+		for _, part := range []string{"GET /v2/orders?", "malformed response body", "unexpected end of JSON input", "(gave up after 3 attempts)"} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("error %q does not say %q", err, part)
 			}

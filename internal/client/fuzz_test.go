@@ -51,7 +51,10 @@ func checkDecodeListBody[T Record](t *testing.T, body []byte, kind Kind[T], limi
 		}
 		// Anything else is a body that is not a JSON list document: the
 		// client retries it as a malformed answer.
-		if json.Unmarshal(body, new(listBody)) == nil {
+		if json.Unmarshal(body, new(struct {
+			listEnvelope
+			Data *[]json.RawMessage `json:"data"`
+		})) == nil {
 			t.Fatalf("decoding failed with %v (%T), but the body is a valid JSON list document", err, err)
 		}
 		return

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -27,8 +25,8 @@ type resultsMeta struct {
 	Total *int `json:"total"`
 }
 
-type listBody struct {
-	Data *[]json.RawMessage `json:"data"`
+// listEnvelope is a list body without its records.
+type listEnvelope struct {
 	Meta *struct {
 		Page    *pageMeta    `json:"page"`
 		Results *resultsMeta `json:"results"`
@@ -75,11 +73,22 @@ func fetchPage[T Record](ctx context.Context, c *Client, kind Kind[T], filterExp
 // ProtocolError naming path, the request's path and query.
 func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keepRaw bool, path string) (page[T], error) {
 	out := page[T]{offset: offset}
-	var lb listBody
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&lb); err != nil {
+	var (
+		d   decodedBody[T]
+		err error
+	)
+	if !keepRaw {
+		d, err = kind.decodeAll(body)
+	}
+	if keepRaw || err != nil {
+		// Record by record: to keep the raw JSON, or to tell a body that is
+		// not JSON (retried) from a record of the wrong shape (named).
+		d, err = decodeEach(body, kind.decode, keepRaw)
+	}
+	if err != nil {
 		return out, err // a cut or garbled body: retried
 	}
+	lb := d.env
 	problem := func(format string, args ...any) error {
 		return &ProtocolError{Method: "GET", Path: path, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -93,28 +102,26 @@ func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 	if *results.Total < 0 {
 		return out, problem("results.total is negative (%d)", *results.Total)
 	}
-	if lb.Data == nil {
+	if d.records == nil {
 		return out, problem("the response has no data array")
 	}
-	if n := len(*lb.Data); n > limit {
-		return out, problem("page[limit] was %d but the page holds %d records", limit, n)
+	if d.count > limit {
+		return out, problem("page[limit] was %d but the page holds %d records", limit, d.count)
+	}
+	if d.badRecord != nil {
+		return out, problem("record %d of the page at offset %d: %v", d.badIndex, offset, d.badRecord)
 	}
 	out.total = *results.Total
-	out.records = make([]T, 0, len(*lb.Data))
+	out.records = *d.records
 	// One answer lists a record once; a repeated id means another record
 	// of the page was hidden behind it, which deduplication would make a
 	// silent loss.
-	index := make(map[string]int, len(*lb.Data))
-	for i, raw := range *lb.Data {
-		rec, err := kind.decode(raw, keepRaw)
-		if err != nil {
-			return out, problem("record %d of the page at offset %d: %v", i, offset, err)
-		}
+	index := make(map[string]int, len(out.records))
+	for i, rec := range out.records {
 		if j, dup := index[rec.RecordID()]; dup {
 			return out, problem("records %d and %d of the page at offset %d have the same id %q", j, i, offset, rec.RecordID())
 		}
 		index[rec.RecordID()] = i
-		out.records = append(out.records, rec)
 	}
 	return out, nil
 }

@@ -145,31 +145,32 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func decodeOrder(raw []byte, keepRaw bool) (Order, error) {
-	var w struct {
-		wireCommon
-		Status      string `json:"status"`
-		Payment     string `json:"payment"`
-		Shipping    string `json:"shipping"`
-		OrderNumber string `json:"order_number"`
-		ExternalRef string `json:"external_ref"`
-		Customer    struct {
-			Name  string `json:"name"`
-			Email string `json:"email"`
-		} `json:"customer"`
-		Meta struct {
-			Timestamps   wireTimestamps `json:"timestamps"`
-			DisplayPrice struct {
-				WithTax struct {
-					Amount   flexInt `json:"amount"`
-					Currency string  `json:"currency"`
-				} `json:"with_tax"`
-			} `json:"display_price"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return Order{}, err
-	}
+// The wire forms of the records. A page is decoded straight into a slice
+// of these, in one pass over the body; record turns one into its compact
+// form (raw is the record's own JSON, needed only when keepRaw is set).
+type wireOrder struct {
+	wireCommon
+	Status      string `json:"status"`
+	Payment     string `json:"payment"`
+	Shipping    string `json:"shipping"`
+	OrderNumber string `json:"order_number"`
+	ExternalRef string `json:"external_ref"`
+	Customer    struct {
+		Name  string `json:"name"`
+		Email string `json:"email"`
+	} `json:"customer"`
+	Meta struct {
+		Timestamps   wireTimestamps `json:"timestamps"`
+		DisplayPrice struct {
+			WithTax struct {
+				Amount   flexInt `json:"amount"`
+				Currency string  `json:"currency"`
+			} `json:"with_tax"`
+		} `json:"display_price"`
+	} `json:"meta"`
+}
+
+func (w wireOrder) record(raw []byte, keepRaw bool) (Order, error) {
 	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
 	if err != nil {
 		return Order{}, err
@@ -182,23 +183,21 @@ func decodeOrder(raw []byte, keepRaw bool) (Order, error) {
 	}, nil
 }
 
-func decodeFile(raw []byte, keepRaw bool) (File, error) {
-	var w struct {
-		wireCommon
-		FileName string  `json:"file_name"`
-		MimeType string  `json:"mime_type"`
-		FileSize flexInt `json:"file_size"`
-		Public   *bool   `json:"public"`
-		Link     struct {
-			Href string `json:"href"`
-		} `json:"link"`
-		Meta struct {
-			Timestamps wireTimestamps `json:"timestamps"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return File{}, err
-	}
+type wireFile struct {
+	wireCommon
+	FileName string  `json:"file_name"`
+	MimeType string  `json:"mime_type"`
+	FileSize flexInt `json:"file_size"`
+	Public   *bool   `json:"public"`
+	Link     struct {
+		Href string `json:"href"`
+	} `json:"link"`
+	Meta struct {
+		Timestamps wireTimestamps `json:"timestamps"`
+	} `json:"meta"`
+}
+
+func (w wireFile) record(raw []byte, keepRaw bool) (File, error) {
 	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
 	if err != nil {
 		return File{}, err
@@ -206,21 +205,19 @@ func decodeFile(raw []byte, keepRaw bool) (File, error) {
 	return File{Common: c, FileName: w.FileName, MimeType: w.MimeType, FileSize: w.FileSize.v, Public: w.Public, Href: w.Link.Href}, nil
 }
 
-func decodeAccount(raw []byte, keepRaw bool) (Account, error) {
-	var w struct {
-		wireCommon
-		Name           string `json:"name"`
-		LegalName      string `json:"legal_name"`
-		RegistrationID string `json:"registration_id"`
-		ExternalRef    string `json:"external_ref"`
-		ParentID       string `json:"parent_id"`
-		Meta           struct {
-			Timestamps wireTimestamps `json:"timestamps"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return Account{}, err
-	}
+type wireAccount struct {
+	wireCommon
+	Name           string `json:"name"`
+	LegalName      string `json:"legal_name"`
+	RegistrationID string `json:"registration_id"`
+	ExternalRef    string `json:"external_ref"`
+	ParentID       string `json:"parent_id"`
+	Meta           struct {
+		Timestamps wireTimestamps `json:"timestamps"`
+	} `json:"meta"`
+}
+
+func (w wireAccount) record(raw []byte, keepRaw bool) (Account, error) {
 	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
 	if err != nil {
 		return Account{}, err
@@ -228,15 +225,102 @@ func decodeAccount(raw []byte, keepRaw bool) (Account, error) {
 	return Account{Common: c, Name: w.Name, LegalName: w.LegalName, RegistrationID: w.RegistrationID, ExternalRef: w.ExternalRef, ParentID: w.ParentID}, nil
 }
 
-// Kind binds a Resource to its record type and decoder.
+// wire is what the decoders need of a wire form.
+type wire[T Record] interface {
+	wireOrder | wireFile | wireAccount
+	record(raw []byte, keepRaw bool) (T, error)
+}
+
+// decodeOne decodes a single record's JSON.
+func decodeOne[T Record, W wire[T]](raw []byte, keepRaw bool) (T, error) {
+	var w W
+	if err := json.Unmarshal(raw, &w); err != nil {
+		var zero T
+		return zero, err
+	}
+	return w.record(raw, keepRaw)
+}
+
+// decodedBody is a list body with its records decoded: env holds the
+// paging attributes, records is nil without a data array, and badRecord
+// reports the first record that is unusable (index and why).
+type decodedBody[T Record] struct {
+	env       listEnvelope
+	records   *[]T
+	count     int // records in the body, decoded or not
+	badIndex  int
+	badRecord error
+}
+
+// decodeAll decodes a whole list body in one pass over it, keeping no
+// record's raw JSON.
+func decodeAll[T Record, W wire[T]](body []byte) (decodedBody[T], error) {
+	var b struct {
+		listEnvelope
+		Data *[]W `json:"data"`
+	}
+	var out decodedBody[T]
+	if err := json.Unmarshal(body, &b); err != nil {
+		return out, err
+	}
+	out.env = b.listEnvelope
+	if b.Data == nil {
+		return out, nil
+	}
+	recs := make([]T, 0, len(*b.Data))
+	out.records, out.count = &recs, len(*b.Data)
+	for i, w := range *b.Data {
+		rec, err := w.record(nil, false)
+		if err != nil {
+			// Reported as the record's problem, not as the body's.
+			out.badIndex, out.badRecord = i, err
+			break
+		}
+		recs = append(recs, rec)
+	}
+	return out, nil
+}
+
+// decodeEach decodes a list body record by record, keeping each record's
+// raw JSON if asked to; it also names the record whose JSON has the wrong
+// shape, which a single pass cannot.
+func decodeEach[T Record](body []byte, decode func([]byte, bool) (T, error), keepRaw bool) (decodedBody[T], error) {
+	var b struct {
+		listEnvelope
+		Data *[]json.RawMessage `json:"data"`
+	}
+	var out decodedBody[T]
+	if err := json.Unmarshal(body, &b); err != nil {
+		return out, err
+	}
+	out.env = b.listEnvelope
+	if b.Data == nil {
+		return out, nil
+	}
+	recs := make([]T, 0, len(*b.Data))
+	out.records, out.count = &recs, len(*b.Data)
+	for i, raw := range *b.Data {
+		rec, err := decode(raw, keepRaw)
+		if err != nil {
+			// Reported as the record's problem, not as the body's.
+			out.badIndex, out.badRecord = i, err
+			break
+		}
+		recs = append(recs, rec)
+	}
+	return out, nil
+}
+
+// Kind binds a Resource to its record type and decoders.
 type Kind[T Record] struct {
 	Resource
-	decode func(raw []byte, keepRaw bool) (T, error)
+	decode    func(raw []byte, keepRaw bool) (T, error)
+	decodeAll func(body []byte) (decodedBody[T], error)
 }
 
 // The record kinds the engine lists.
 var (
-	Orders   = Kind[Order]{OrdersResource, decodeOrder}
-	Files    = Kind[File]{FilesResource, decodeFile}
-	Accounts = Kind[Account]{AccountsResource, decodeAccount}
+	Orders   = Kind[Order]{OrdersResource, decodeOne[Order, wireOrder], decodeAll[Order, wireOrder]}
+	Files    = Kind[File]{FilesResource, decodeOne[File, wireFile], decodeAll[File, wireFile]}
+	Accounts = Kind[Account]{AccountsResource, decodeOne[Account, wireAccount], decodeAll[Account, wireAccount]}
 )
