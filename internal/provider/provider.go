@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -153,6 +154,16 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		return
 	}
 	s, ok := p.resolve(cfg, resp)
+	for attr, v := range map[string]attr.Value{
+		"page_size": cfg.PageSize, "max_parallel_requests": cfg.MaxParallelRequests, "rate_limit": cfg.RateLimit,
+		"max_retries": cfg.MaxRetries, "request_timeout": cfg.RequestTimeout,
+	} {
+		if v.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
+				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time.", attr))
+			ok = false
+		}
+	}
 	if !ok {
 		return
 	}
@@ -261,7 +272,7 @@ func hostOf(u string) string {
 }
 
 func valueOr(v types.Int64, def int64) int64 {
-	if v.IsNull() || v.IsUnknown() {
+	if v.IsNull() {
 		return def
 	}
 	return v.ValueInt64()

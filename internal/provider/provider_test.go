@@ -139,6 +139,13 @@ func TestAccProviderConfigErrors(t *testing.T) {
   client_secret   = "x"
   request_timeout = "30"
 }`, `(?s)request_timeout.*positive duration`},
+		{"value known only after apply", `resource "terraform_data" "size" { input = 50 }
+provider "commerce" {
+  base_url      = "` + srv.URL() + `"
+  client_id     = "x"
+  client_secret = "x"
+  page_size     = terraform_data.size.output
+}`, `(?s)Unknown page_size.*known at plan time`},
 		{"wrong secret", `provider "commerce" {
   base_url      = "` + srv.URL() + `"
   client_id     = "` + emulator.DefaultClientID + `"
