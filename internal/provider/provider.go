@@ -154,13 +154,16 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		return
 	}
 	s, ok := p.resolve(cfg, resp)
-	for attr, v := range map[string]attr.Value{
-		"page_size": cfg.PageSize, "max_parallel_requests": cfg.MaxParallelRequests, "rate_limit": cfg.RateLimit,
-		"max_retries": cfg.MaxRetries, "request_timeout": cfg.RequestTimeout,
+	for _, setting := range []struct {
+		name  string
+		value attr.Value
+	}{
+		{"page_size", cfg.PageSize}, {"max_parallel_requests", cfg.MaxParallelRequests}, {"rate_limit", cfg.RateLimit},
+		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout},
 	} {
-		if v.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
-				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time.", attr))
+		if setting.value.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root(setting.name), "Unknown "+setting.name,
+				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time.", setting.name))
 			ok = false
 		}
 	}
