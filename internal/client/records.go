@@ -255,39 +255,21 @@ type decodedBody[T Record] struct {
 // decodeAll decodes a whole list body in one pass over it, keeping no
 // record's raw JSON.
 func decodeAll[T Record, W wire[T]](body []byte) (decodedBody[T], error) {
-	var b struct {
-		listEnvelope
-		Data *[]W `json:"data"`
-	}
-	var out decodedBody[T]
-	if err := json.Unmarshal(body, &b); err != nil {
-		return out, err
-	}
-	out.env = b.listEnvelope
-	if b.Data == nil {
-		return out, nil
-	}
-	recs := make([]T, 0, len(*b.Data))
-	out.records, out.count = &recs, len(*b.Data)
-	for i, w := range *b.Data {
-		rec, err := w.record(nil, false)
-		if err != nil {
-			// Reported as the record's problem, not as the body's.
-			out.badIndex, out.badRecord = i, err
-			break
-		}
-		recs = append(recs, rec)
-	}
-	return out, nil
+	return decodeBody(body, func(w W) (T, error) { return w.record(nil, false) })
 }
 
 // decodeEach decodes a list body record by record, keeping each record's
 // raw JSON if asked to; it also names the record whose JSON has the wrong
 // shape, which a single pass cannot.
 func decodeEach[T Record](body []byte, decode func([]byte, bool) (T, error), keepRaw bool) (decodedBody[T], error) {
+	return decodeBody(body, func(raw json.RawMessage) (T, error) { return decode(raw, keepRaw) })
+}
+
+// decodeBody decodes a list body's records as E and turns each into a T.
+func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decodedBody[T], error) {
 	var b struct {
 		listEnvelope
-		Data *[]json.RawMessage `json:"data"`
+		Data *[]E `json:"data"`
 	}
 	var out decodedBody[T]
 	if err := json.Unmarshal(body, &b); err != nil {
@@ -299,8 +281,8 @@ func decodeEach[T Record](body []byte, decode func([]byte, bool) (T, error), kee
 	}
 	recs := make([]T, 0, len(*b.Data))
 	out.records, out.count = &recs, len(*b.Data)
-	for i, raw := range *b.Data {
-		rec, err := decode(raw, keepRaw)
+	for i, e := range *b.Data {
+		rec, err := convert(e)
 		if err != nil {
 			// Reported as the record's problem, not as the body's.
 			out.badIndex, out.badRecord = i, err
