@@ -49,13 +49,25 @@ type Order struct {
 	Shipping      string
 	OrderNumber   string
 	ExternalRef   string
-	CustomerName  string
+	CustomerName  string // customer.name, or contact.name when the order has no customer object
 	CustomerEmail string
+	CustomerID    string // relationships.customer.data.id
+	AccountID     string // relationships.account.data.id
 	Currency      string
 	AmountWithTax *int64 // minor units (cents); nil when the service sent none
+	// AmountWithoutTax is meta.display_price.without_tax.amount, in minor units.
+	AmountWithoutTax *int64
 }
 
-func (o Order) SortValue(attr string) (string, bool) { return o.sortValue(attr) }
+func (o Order) SortValue(attr string) (string, bool) {
+	switch attr {
+	case "with_tax":
+		return wholeNumber(o.AmountWithTax)
+	case "without_tax":
+		return wholeNumber(o.AmountWithoutTax)
+	}
+	return o.sortValue(attr)
+}
 
 // File is a file record.
 type File struct {
@@ -65,9 +77,31 @@ type File struct {
 	FileSize *int64
 	Public   *bool
 	Href     string
+	// Width and Height are meta.dimensions, in pixels; nil for a file
+	// that is not an image or when the service sent none.
+	Width, Height *int64
 }
 
-func (f File) SortValue(attr string) (string, bool) { return f.sortValue(attr) }
+func (f File) SortValue(attr string) (string, bool) {
+	switch attr {
+	case "file_size":
+		return wholeNumber(f.FileSize)
+	case "width":
+		return wholeNumber(f.Width)
+	case "height":
+		return wholeNumber(f.Height)
+	}
+	return f.sortValue(attr)
+}
+
+// wholeNumber is the sort value of a number attribute: its decimal form,
+// and false when the record has none.
+func wholeNumber(v *int64) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	return strconv.FormatInt(*v, 10), true
+}
 
 // Account is an account record.
 type Account struct {
@@ -84,6 +118,34 @@ func (a Account) SortValue(attr string) (string, bool) {
 		return a.Name, true
 	}
 	return a.sortValue(attr)
+}
+
+// wireRelation is one to-one relationship of a record,
+// {"data": {"type": ..., "id": ...}}; data may be null or absent.
+type wireRelation struct {
+	Data *struct {
+		ID string `json:"id"`
+	} `json:"data"`
+}
+
+func (r wireRelation) id() string {
+	if r.Data == nil {
+		return ""
+	}
+	return r.Data.ID
+}
+
+// wirePerson is the name and email of an order's customer (customer) or,
+// for an order placed by an account member, its contact (contact).
+type wirePerson struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+// wireAmount is one of an order's display prices.
+type wireAmount struct {
+	Amount   flexInt `json:"amount"`
+	Currency string  `json:"currency"`
 }
 
 // wireTimestamps is where the service keeps a record's timestamps: nested in
@@ -150,24 +212,24 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 // form (raw is the record's own JSON, needed only when keepRaw is set).
 type wireOrder struct {
 	wireCommon
-	Status      string `json:"status"`
-	Payment     string `json:"payment"`
-	Shipping    string `json:"shipping"`
-	OrderNumber string `json:"order_number"`
-	ExternalRef string `json:"external_ref"`
-	Customer    struct {
-		Name  string `json:"name"`
-		Email string `json:"email"`
-	} `json:"customer"`
-	Meta struct {
+	Status      string     `json:"status"`
+	Payment     string     `json:"payment"`
+	Shipping    string     `json:"shipping"`
+	OrderNumber string     `json:"order_number"`
+	ExternalRef string     `json:"external_ref"`
+	Customer    wirePerson `json:"customer"`
+	Contact     wirePerson `json:"contact"`
+	Meta        struct {
 		Timestamps   wireTimestamps `json:"timestamps"`
 		DisplayPrice struct {
-			WithTax struct {
-				Amount   flexInt `json:"amount"`
-				Currency string  `json:"currency"`
-			} `json:"with_tax"`
+			WithTax    wireAmount `json:"with_tax"`
+			WithoutTax wireAmount `json:"without_tax"`
 		} `json:"display_price"`
 	} `json:"meta"`
+	Relationships struct {
+		Customer wireRelation `json:"customer"`
+		Account  wireRelation `json:"account"`
+	} `json:"relationships"`
 }
 
 func (w wireOrder) record(raw []byte, keepRaw bool) (Order, error) {
@@ -175,11 +237,22 @@ func (w wireOrder) record(raw []byte, keepRaw bool) (Order, error) {
 	if err != nil {
 		return Order{}, err
 	}
+	person := w.Customer
+	if person == (wirePerson{}) {
+		// An order placed by an account member names a contact instead.
+		person = w.Contact
+	}
+	price := w.Meta.DisplayPrice
+	currency := price.WithTax.Currency
+	if currency == "" {
+		currency = price.WithoutTax.Currency
+	}
 	return Order{
 		Common: c, Status: w.Status, Payment: w.Payment, Shipping: w.Shipping,
 		OrderNumber: w.OrderNumber, ExternalRef: w.ExternalRef,
-		CustomerName: w.Customer.Name, CustomerEmail: w.Customer.Email,
-		Currency: w.Meta.DisplayPrice.WithTax.Currency, AmountWithTax: w.Meta.DisplayPrice.WithTax.Amount.v,
+		CustomerName: person.Name, CustomerEmail: person.Email,
+		CustomerID: w.Relationships.Customer.id(), AccountID: w.Relationships.Account.id(),
+		Currency: currency, AmountWithTax: price.WithTax.Amount.v, AmountWithoutTax: price.WithoutTax.Amount.v,
 	}, nil
 }
 
@@ -194,6 +267,10 @@ type wireFile struct {
 	} `json:"link"`
 	Meta struct {
 		Timestamps wireTimestamps `json:"timestamps"`
+		Dimensions struct {
+			Width  flexInt `json:"width"`
+			Height flexInt `json:"height"`
+		} `json:"dimensions"`
 	} `json:"meta"`
 }
 
@@ -202,7 +279,10 @@ func (w wireFile) record(raw []byte, keepRaw bool) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
-	return File{Common: c, FileName: w.FileName, MimeType: w.MimeType, FileSize: w.FileSize.v, Public: w.Public, Href: w.Link.Href}, nil
+	return File{
+		Common: c, FileName: w.FileName, MimeType: w.MimeType, FileSize: w.FileSize.v, Public: w.Public, Href: w.Link.Href,
+		Width: w.Meta.Dimensions.Width.v, Height: w.Meta.Dimensions.Height.v,
+	}, nil
 }
 
 type wireAccount struct {
@@ -211,10 +291,13 @@ type wireAccount struct {
 	LegalName      string `json:"legal_name"`
 	RegistrationID string `json:"registration_id"`
 	ExternalRef    string `json:"external_ref"`
-	ParentID       string `json:"parent_id"`
+	ParentID       string `json:"parent_id"` // the form create and update requests use
 	Meta           struct {
 		Timestamps wireTimestamps `json:"timestamps"`
 	} `json:"meta"`
+	Relationships struct {
+		Parent wireRelation `json:"parent"`
+	} `json:"relationships"`
 }
 
 func (w wireAccount) record(raw []byte, keepRaw bool) (Account, error) {
@@ -222,7 +305,11 @@ func (w wireAccount) record(raw []byte, keepRaw bool) (Account, error) {
 	if err != nil {
 		return Account{}, err
 	}
-	return Account{Common: c, Name: w.Name, LegalName: w.LegalName, RegistrationID: w.RegistrationID, ExternalRef: w.ExternalRef, ParentID: w.ParentID}, nil
+	parent := w.Relationships.Parent.id()
+	if parent == "" {
+		parent = w.ParentID
+	}
+	return Account{Common: c, Name: w.Name, LegalName: w.LegalName, RegistrationID: w.RegistrationID, ExternalRef: w.ExternalRef, ParentID: parent}, nil
 }
 
 // wire is what the decoders need of a wire form.
