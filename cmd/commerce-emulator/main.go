@@ -50,6 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c                                config
 		orders, files, accounts          int
 		orderTies, fileTies, accountTies string
+		fileSizeTies, ignoreSort         string
 		baseTime                         string
 		lenientSoftOffset                bool
 		pageLimit                        int
@@ -66,6 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&orderTies, "order-ties", "", "comma-separated sizes of groups of orders sharing one created_at (\"\" = default, \"none\")")
 	fs.StringVar(&fileTies, "file-ties", "", "comma-separated tie group sizes for files (\"\" = default, \"none\")")
 	fs.StringVar(&accountTies, "account-ties", "", "comma-separated tie group sizes for accounts (\"\" = default, \"none\")")
+	fs.StringVar(&fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
+	fs.StringVar(&ignoreSort, "ignore-sort", "", "comma-separated resources (orders, files, accounts) whose lists accept and ignore any sort instead of answering 400")
 	fs.Int64Var(&seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")
 	fs.DurationVar(&latency, "latency", 0, "delay added to every request")
@@ -117,6 +120,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if o.AccountTieGroups, err = parseTies("account-ties", accountTies); err != nil {
 		return nil, err
 	}
+	if o.FileSizeTieGroups, err = parseTies("file-size-ties", fileSizeTies); err != nil {
+		return nil, err
+	}
+	if o.IgnoreSort, err = parseResources("ignore-sort", ignoreSort); err != nil {
+		return nil, err
+	}
 	if o.BaseTime, err = time.Parse(time.RFC3339, baseTime); err != nil {
 		return nil, fmt.Errorf("-base-time: %w", err)
 	}
@@ -161,6 +170,21 @@ func parseTies(name, s string) ([]int, error) {
 		sizes = append(sizes, n)
 	}
 	return sizes, nil
+}
+
+// parseResources parses "files,orders" into resource names.
+func parseResources(name, s string) ([]string, error) {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		switch part = strings.TrimSpace(part); part {
+		case "":
+		case "orders", "files", "accounts":
+			out = append(out, part)
+		default:
+			return nil, fmt.Errorf("-%s: unknown resource %q; use orders, files or accounts", name, part)
+		}
+	}
+	return out, nil
 }
 
 // shellQuote quotes s for a POSIX shell when needed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,14 @@ func TestParseFlags(t *testing.T) {
 	o := c.opts
 	if o.Orders != -1 || o.Files != 7 || o.Accounts != 250 || o.Latency != 5*time.Millisecond || o.Seed != 9 ||
 		len(o.OrderTieGroups) != 2 || o.AccountTieGroups == nil || len(o.AccountTieGroups) != 0 || o.FileTieGroups != nil ||
-		o.Faults == nil || o.ClientID != "emulator-client-id" {
+		o.Faults == nil || o.ClientID != "emulator-client-id" || o.FileSizeTieGroups != nil || o.IgnoreSort != nil {
+		t.Errorf("options %+v", o)
+	}
+	c, err = parseFlags([]string{"-file-size-ties", "10001,40", "-ignore-sort", "files, orders"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.opts; !slices.Equal(o.FileSizeTieGroups, []int{10001, 40}) || !slices.Equal(o.IgnoreSort, []string{"files", "orders"}) {
 		t.Errorf("options %+v", o)
 	}
 	for _, args := range [][]string{
@@ -28,6 +36,8 @@ func TestParseFlags(t *testing.T) {
 		{"-fail-rate", "2"},
 		{"-page-limit", "101"},
 		{"-order-ties", "1"},
+		{"-file-size-ties", "x"},
+		{"-ignore-sort", "customers"},
 		{"-base-time", "yesterday"},
 		{"extra"},
 	} {

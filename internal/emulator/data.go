@@ -2,24 +2,30 @@ package emulator
 
 import (
 	"cmp"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // Records are stored column-wise: one slice per attribute, indexed by the
 // record's storage position. Storage positions are assigned in insertion
 // order and never reused; a deleted record keeps its position (marked in
 // deleted) but leaves every index. Columnar storage keeps 100,000 orders
-// compact and lets filtering and sorting work generically on any attribute.
+// compact and lets filtering and sorting work generically on any attribute;
+// which attributes can be filtered (with which operators) and sorted is
+// declared per column and schema, as the service documents it.
 
 // colKind is the type of an attribute, which decides how filters compare it.
 type colKind uint8
 
 const (
 	kindString colKind = iota // compared bytewise
-	kindNumber                // integer, compared numerically
+	kindNumber                // integer, compared numerically; nullNum when absent
 	kindBool                  // eq/in with true or false only
 	kindTime                  // milliseconds since the Unix epoch, UTC
 )
@@ -36,12 +42,65 @@ func (k colKind) String() string {
 	return "string"
 }
 
+// opSet is a set of filter operators.
+type opSet uint8
+
+// opBit returns the set holding only op (empty for an unknown operator).
+func opBit(op filter.Op) opSet {
+	for i, o := range filter.Ops() {
+		if o == op {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+func opsOf(ops ...filter.Op) opSet {
+	var s opSet
+	for _, op := range ops {
+		s |= opBit(op)
+	}
+	return s
+}
+
+func (s opSet) has(op filter.Op) bool { return s&opBit(op) != 0 }
+
+// String lists the operators in documentation order: "eq, like".
+func (s opSet) String() string {
+	var names []string
+	for _, op := range filter.Ops() {
+		if s.has(op) {
+			names = append(names, string(op))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// The operator sets the service documents per attribute.
+var (
+	opsEq        = opsOf(filter.Eq)
+	opsEqLike    = opsOf(filter.Eq, filter.Like)
+	opsEqLikeIn  = opsOf(filter.Eq, filter.Like, filter.In)
+	opsRange     = opsOf(filter.Gt, filter.Ge, filter.Lt, filter.Le)
+	opsEqRange   = opsEq | opsRange
+	opsEqRangeIn = opsEqRange | opsOf(filter.In)
+	opsIn        = opsOf(filter.In)
+)
+
 // column describes one attribute of a resource. Its name is the attribute
-// name used in filters and sorts.
+// name used in filters and sorts (for a column that is not filterable it
+// only documents the column).
 type column struct {
 	name string
 	kind colKind
+	// ops are the filter operators the service accepts on the attribute;
+	// empty when it cannot be filtered on.
+	ops opSet
 }
+
+// nullNum marks an absent number (a file without dimensions): no filter
+// term matches it.
+const nullNum = math.MinInt64
 
 // schema describes one resource type.
 type schema struct {
@@ -50,31 +109,68 @@ type schema struct {
 	cols     []column
 	idCol    int // always 0
 	created  int
-	updated  int
-	// sortCols are the columns a list can be sorted by; each has an index.
+	updated  int // -1: the resource has no updated_at
+	// sortCols are the columns a list can be sorted by, in the order error
+	// messages list them; empty when the resource cannot be sorted at all.
 	sortCols []int
+	// defaultSort and defaultDesc give the order of a list without sort.
+	defaultSort int
+	defaultDesc bool
+	// indexCols are the columns with a maintained index: the sort columns,
+	// the default sort column and the id (for lookups).
+	indexCols []int
 	// hardOffsetLimit is true when the offset limit cannot be switched off.
 	hardOffsetLimit bool
 	// appendRecord appends the JSON of one record.
-	appendRecord func(b []byte, t *table, row int32, flat bool) []byte
+	appendRecord func(b []byte, t *table, row int32, enc *encoding) []byte
 }
 
-func (s *schema) colByName(name string) (int, bool) {
+// encoding holds what record encoders need to know about the request.
+type encoding struct {
+	flat bool   // Options.FlatTimestamps
+	self []byte // `"http://127.0.0.1:8080/v2/`: the quoted start of self links, open
+}
+
+// init derives indexCols; every schema calls it once.
+func (s *schema) init() *schema {
+	s.indexCols = []int{s.idCol}
+	for _, c := range append(slices.Clone(s.sortCols), s.defaultSort) {
+		if !slices.Contains(s.indexCols, c) {
+			s.indexCols = append(s.indexCols, c)
+		}
+	}
+	return s
+}
+
+// filterCol finds a filterable attribute by name.
+func (s *schema) filterCol(name string) (int, bool) {
 	for i, c := range s.cols {
-		if c.name == name {
+		if c.name == name && c.ops != 0 {
 			return i, true
 		}
 	}
 	return 0, false
 }
 
-func (s *schema) isSortCol(col int) bool { return slices.Contains(s.sortCols, col) }
+// sortCol finds a sortable attribute by name.
+func (s *schema) sortCol(name string) (int, bool) {
+	for _, c := range s.sortCols {
+		if s.cols[c].name == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
 
-// filterableNames lists the filterable attributes (all columns) for messages.
+func (s *schema) isIndexed(col int) bool { return slices.Contains(s.indexCols, col) }
+
+// filterableNames lists the filterable attributes for messages.
 func (s *schema) filterableNames() string {
-	names := make([]string, len(s.cols))
-	for i, c := range s.cols {
-		names[i] = c.name
+	var names []string
+	for _, c := range s.cols {
+		if c.ops != 0 {
+			names = append(names, c.name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -101,12 +197,14 @@ type table struct {
 	live    int
 	version uint64 // bumped by every write
 
-	// asc holds, per sortable column, the live storage positions ordered by
+	// asc holds, per indexed column, the live storage positions ordered by
 	// (value, position): ascending by value, ties in storage order.
 	asc [][]int32
 
-	rng      *rand.Rand // continues the seeded stream for inserted records
-	inserted int        // records ever created, seeded ones included
+	rng      *rand.Rand  // continues the seeded stream for inserted records
+	aux      *rand.Rand  // second seeded stream, for attributes added later
+	inserted int         // records ever created, seeded ones included
+	pools    *orderPools // customers, accounts and products of orders; nil for other resources
 
 	// Descending indexes are derived lazily from asc, per data version.
 	dmu     sync.Mutex
@@ -114,7 +212,7 @@ type table struct {
 	descVer []uint64
 }
 
-func newTable(sch *schema, capacity int, rng *rand.Rand) *table {
+func newTable(sch *schema, capacity int, rng, aux *rand.Rand) *table {
 	n := len(sch.cols)
 	t := &table{
 		sch:     sch,
@@ -126,6 +224,7 @@ func newTable(sch *schema, capacity int, rng *rand.Rand) *table {
 		descVer: make([]uint64, n),
 		deleted: make([]bool, 0, capacity),
 		rng:     rng,
+		aux:     aux,
 	}
 	for i, c := range sch.cols {
 		switch c.kind {
@@ -189,19 +288,76 @@ func (t *table) cmpRows(col int, a, b int32) int {
 
 // buildIndexes (re)builds every ascending index from scratch.
 func (t *table) buildIndexes() {
-	for _, col := range t.sch.sortCols {
-		idx := make([]int32, 0, t.live)
-		for row := range int32(len(t.deleted)) {
-			if !t.deleted[row] {
-				idx = append(idx, row)
+	live := t.liveRows()
+	for _, col := range t.sch.indexCols {
+		t.asc[col] = t.buildIndex(col, live)
+	}
+	t.version++
+}
+
+// maxBuckets is the most distinct values a string column may have to be
+// indexed by distribution rather than by sorting.
+const maxBuckets = 64
+
+// buildIndex returns the live rows (given in storage order) ordered by
+// (value of col, position).
+func (t *table) buildIndex(col int, live []int32) []int32 {
+	idx := slices.Clone(live)
+	switch t.sch.cols[col].kind {
+	case kindString:
+		vals := t.str[col]
+		// Few distinct values (statuses): distribute the rows, in storage
+		// order, into one bucket per value.
+		bucket := make(map[string]int, maxBuckets)
+		for _, row := range live {
+			if _, ok := bucket[vals[row]]; !ok {
+				if len(bucket) == maxBuckets {
+					bucket = nil
+					break
+				}
+				bucket[vals[row]] = 0
 			}
+		}
+		if bucket != nil {
+			keys := slices.Sorted(maps.Keys(bucket))
+			starts := make([]int, len(keys))
+			counts := make(map[string]int, len(keys))
+			for _, row := range live {
+				counts[vals[row]]++
+			}
+			n := 0
+			for i, k := range keys {
+				starts[i] = n
+				bucket[k] = i
+				n += counts[k]
+			}
+			for _, row := range live {
+				b := bucket[vals[row]]
+				idx[starts[b]] = row
+				starts[b]++
+			}
+			return idx
 		}
 		// (value, position) is a total order, so an unstable sort gives the
 		// same result as a stable sort by value over storage order.
+		slices.SortFunc(idx, func(a, b int32) int {
+			if c := strings.Compare(vals[a], vals[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	case kindNumber, kindTime:
+		vals := t.num[col]
+		slices.SortFunc(idx, func(a, b int32) int {
+			if c := cmp.Compare(vals[a], vals[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	default:
 		slices.SortFunc(idx, func(a, b int32) int { return t.cmpRows(col, a, b) })
-		t.asc[col] = idx
 	}
-	t.version++
+	return idx
 }
 
 // index returns the positions of the live records sorted by col, ascending or
@@ -248,8 +404,16 @@ func (t *table) lookup(id string) (int32, bool) {
 
 // indexInsert adds row to every index. Caller holds the write lock.
 func (t *table) indexInsert(row int32) {
-	for _, col := range t.sch.sortCols {
+	for _, col := range t.sch.indexCols {
 		t.indexInsertCol(col, row)
+	}
+}
+
+// indexRemove removes row from every index; row must still hold the values
+// it was indexed with. Caller holds the write lock.
+func (t *table) indexRemove(row int32) {
+	for _, col := range t.sch.indexCols {
+		t.indexRemoveCol(col, row)
 	}
 }
 
@@ -267,6 +431,19 @@ func (t *table) indexRemoveCol(col int, row int32) {
 	if found {
 		t.asc[col] = slices.Delete(idx, i, i+1)
 	}
+}
+
+// latest returns the latest timestamp of any record (created_at or
+// updated_at), or def if there is none later.
+func (t *table) latest(def int64) int64 {
+	for _, col := range []int{t.sch.created, t.sch.updated} {
+		if col >= 0 {
+			for _, v := range t.num[col] {
+				def = max(def, v)
+			}
+		}
+	}
+	return def
 }
 
 // liveRows returns the live positions in storage order.

@@ -63,6 +63,7 @@ var (
 	uuidRe    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	emailRe   = regexp.MustCompile(`^[a-z]+\.[a-z]+[0-9]{1,2}@example\.(com|org)$`)
 	orderNoRe = regexp.MustCompile(`^ORD-[0-9]{7}$`)
+	skuRe     = regexp.MustCompile(`^SKU-00[0-9]{2}$`)
 )
 
 func TestGeneratedData(t *testing.T) {
@@ -85,6 +86,9 @@ func TestGeneratedData(t *testing.T) {
 	var prev time.Time
 	domains, statuses, currencies := map[string]int{}, map[string]int{}, map[string]int{}
 	equalNeighbours := 0
+	byCustomer, byMember := map[string][]Order{}, map[string][]Order{}
+	memberAccount, products := map[string]string{}, map[string]string{}
+	guests, shippedElsewhere := 0, 0
 	for i, o := range orders {
 		unique("id", o.ID)
 		unique("order_number", o.OrderNumber)
@@ -99,9 +103,73 @@ func TestGeneratedData(t *testing.T) {
 		domains[o.CustomerEmail[strings.Index(o.CustomerEmail, "@"):]]++
 		statuses[o.Status+"/"+o.Payment+"/"+o.Shipping]++
 		currencies[o.Currency]++
-		if o.Amount <= 0 {
-			t.Fatalf("amount %d", o.Amount)
+		if o.WithTax <= 0 || o.Amount != o.WithTax || o.WithoutTax <= 0 || o.WithoutTax >= o.WithTax ||
+			o.WithTax-o.WithoutTax < o.WithTax/7 || o.WithTax-o.WithoutTax > o.WithTax/5 {
+			t.Fatalf("prices with_tax %d without_tax %d", o.WithTax, o.WithoutTax)
 		}
+		if o.ContactName != o.CustomerName || o.ContactEmail != o.CustomerEmail || o.ShippingPostcode == "" || o.BillingPostcode == "" ||
+			!uuidRe.MatchString(o.ItemID) || !uuidRe.MatchString(o.ProductID) || !skuRe.MatchString(o.ProductSKU) {
+			t.Fatalf("order %+v", o)
+		}
+		unique("item id", o.ItemID)
+		switch {
+		case o.CustomerID != "":
+			if o.AccountID != "" || o.AccountMemberID != "" || !uuidRe.MatchString(o.CustomerID) {
+				t.Fatalf("customer order %+v", o)
+			}
+			byCustomer[o.CustomerID] = append(byCustomer[o.CustomerID], o)
+		case o.AccountID != "":
+			if !uuidRe.MatchString(o.AccountID) || !uuidRe.MatchString(o.AccountMemberID) {
+				t.Fatalf("account order %+v", o)
+			}
+			byMember[o.AccountMemberID] = append(byMember[o.AccountMemberID], o)
+			memberAccount[o.AccountMemberID] = o.AccountID
+		default:
+			if o.AccountMemberID != "" {
+				t.Fatalf("guest order %+v", o)
+			}
+			guests++
+		}
+		if p, ok := products[o.ProductSKU]; ok && p != o.ProductID {
+			t.Fatalf("SKU %s is products %s and %s", o.ProductSKU, p, o.ProductID)
+		}
+		products[o.ProductSKU] = o.ProductID
+		if o.ShippingPostcode != o.BillingPostcode {
+			shippedElsewhere++
+		}
+	}
+	// Most orders have a customer, several orders share one, and orders of
+	// one buyer share the buyer's name, email and billing address.
+	customerOrders, shared := 0, 0
+	for _, os := range []map[string][]Order{byCustomer, byMember} {
+		for _, list := range os {
+			if len(list) > 1 {
+				shared++
+			}
+			for _, o := range list {
+				if o.CustomerEmail != list[0].CustomerEmail || o.CustomerName != list[0].CustomerName || o.BillingPostcode != list[0].BillingPostcode {
+					t.Fatalf("orders of one buyer differ: %+v %+v", o, list[0])
+				}
+			}
+		}
+	}
+	for _, list := range byCustomer {
+		customerOrders += len(list)
+	}
+	members := map[string]int{}
+	for _, a := range memberAccount {
+		members[a]++
+	}
+	membersOfShared := 0
+	for _, n := range members {
+		if n > 1 {
+			membersOfShared++
+		}
+	}
+	if customerOrders < len(orders)/2 || guests < len(orders)/10 || len(byMember) < 100 || shared < 1000 ||
+		len(products) != 50 || membersOfShared < 100 || shippedElsewhere < len(orders)/20 {
+		t.Errorf("%d customer orders of %d customers, %d guest orders, %d members, %d accounts (%d with several members), %d buyers with several orders, %d products, %d shipped elsewhere",
+			customerOrders, len(byCustomer), guests, len(byMember), len(members), membersOfShared, shared, len(products), shippedElsewhere)
 	}
 	if domains["@example.com"] < 10000 || domains["@example.org"] < 2000 || len(currencies) != 3 || len(statuses) < 6 || equalNeighbours < 350 {
 		t.Errorf("domains %v currencies %v statuses %v equal neighbours %d", domains, currencies, statuses, equalNeighbours)
@@ -124,14 +192,26 @@ func TestGeneratedData(t *testing.T) {
 	}
 
 	prev = time.Time{}
+	images := 0
 	for i, f := range s.Files() {
 		unique("id", f.ID)
 		if !uuidRe.MatchString(f.ID) || f.FileName == "" || !strings.Contains(f.MimeType, "/") || f.FileSize <= 0 ||
 			f.Link != "https://files.example.test/"+f.ID+"/"+f.FileName {
 			t.Fatalf("file %+v", f)
 		}
-		checkTimes("file", i, f.CreatedAt, f.UpdatedAt, prev)
+		if strings.HasPrefix(f.MimeType, "image/") {
+			images++
+			if f.Width < 16 || f.Width > 4096 || f.Height < 16 || f.Height > 4096 {
+				t.Fatalf("image %+v", f)
+			}
+		} else if f.Width != 0 || f.Height != 0 {
+			t.Fatalf("dimensions of a %s: %+v", f.MimeType, f)
+		}
+		checkTimes("file", i, f.CreatedAt, f.CreatedAt, prev)
 		prev = f.CreatedAt
+	}
+	if images < 1000 || images > 1700 {
+		t.Errorf("%d images of 2000 files", images)
 	}
 
 	prev = time.Time{}
@@ -175,9 +255,13 @@ func TestGenerationSpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	limit := time.Second
+	if raceEnabled {
+		limit *= 4
+	}
 	start := time.Now()
 	s := New(Options{Orders: 100000})
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > limit {
 		t.Errorf("generating 100,000 orders took %v", d)
 	}
 	if s.Count("orders") != 100000 {
@@ -216,6 +300,32 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// TestAppendStringRandom round-trips random strings, mostly plain with a
+// few special bytes anywhere, through appendString and encoding/json.
+func TestAppendStringRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	special := []string{`"`, `\`, "\n", "\x00", "\x1f", "\x7f", "é", "🚀", "\xff", "\u2028", " ", "~"}
+	for range 20000 {
+		var sb strings.Builder
+		for range rng.IntN(40) {
+			if rng.IntN(6) == 0 {
+				sb.WriteString(special[rng.IntN(len(special))])
+			} else {
+				sb.WriteByte(byte(0x20 + rng.IntN(0x5f)))
+			}
+		}
+		s := sb.String()
+		b := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%q -> %s: %v", s, b, err)
+		}
+		if want := string([]rune(s)); back != want { // U+FFFD for each invalid byte
+			t.Fatalf("%q round-trips to %q", s, back)
+		}
+	}
+}
+
 func TestWrites(t *testing.T) {
 	c := startServer(t, Options{Orders: 500, Files: 50, Accounts: 40, OrderTieGroups: []int{100}})
 	s := c.s
@@ -227,7 +337,7 @@ func TestWrites(t *testing.T) {
 		}
 	}
 
-	// Insert: last by created_at and updated_at, first in descending order.
+	// Insert: last by created_at and updated_at, first in the default order.
 	o := s.InsertOrder()
 	if !o.CreatedAt.After(maxSeeded) || !o.UpdatedAt.Equal(o.CreatedAt) || o.OrderNumber != "ORD-0000501" {
 		t.Errorf("inserted %+v", o)
@@ -236,36 +346,43 @@ func TestWrites(t *testing.T) {
 	if !slices.Equal(after[:500], before) || after[500] != o.ID || s.Count("orders") != 501 {
 		t.Error("insert misplaced in created_at order")
 	}
-	if desc, _ := s.ExpectedIDs("orders", "", "-updated_at"); desc[0] != o.ID {
-		t.Error("insert not first by -updated_at")
+	if def, _ := s.ExpectedIDs("orders", "", ""); def[0] != o.ID {
+		t.Error("insert not first in the default order")
+	}
+	if since, _ := s.ExpectedIDs("orders", "ge(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", ""); !slices.Equal(since, []string{o.ID}) {
+		t.Errorf("updated since the insert: %v", since)
 	}
 	if resp, body := c.get("/v2/orders/"+o.ID, ""); resp.StatusCode != 200 {
 		t.Errorf("GET inserted: %d %s", resp.StatusCode, body)
 	}
 
-	// Update: moves to the end of updated_at, keeps its created_at place.
-	beforeUpd, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-updated_at") // cached result
-	target := before[250]                                                         // inside the tie group
+	// Update: a later updated_at, the same created_at place; cached results
+	// on the changed attributes and sorts are invalidated.
+	beforeUpd, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status") // cached result
+	byStatus, _ := s.ExpectedIDs("orders", "", "status")
+	target := before[250] // inside the tie group
 	old := findOrder(s.Orders(), target)
 	upd, err := s.UpdateOrder(target)
 	if err != nil || !upd.UpdatedAt.After(o.UpdatedAt) || !upd.CreatedAt.Equal(old.CreatedAt) {
 		t.Fatalf("update: %v %+v", err, upd)
 	}
-	byUpd, _ := s.ExpectedIDs("orders", "", "updated_at")
-	if byUpd[len(byUpd)-1] != target {
-		t.Error("updated order not last by updated_at")
+	if byUpd, _ := s.ExpectedIDs("orders", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", ""); !slices.Equal(byUpd, []string{target}) {
+		t.Errorf("updated since the insert: %v", byUpd)
+	}
+	if again, _ := s.ExpectedIDs("orders", "", "status"); old.Status != upd.Status && slices.Equal(again, byStatus) {
+		t.Error("status index not updated")
 	}
 	if again, _ := s.ExpectedIDs("orders", "", "created_at"); !slices.Equal(again, after) {
 		t.Error("update changed created_at order")
 	}
-	nowComplete, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-updated_at")
-	if old.Status == "processing" && nowComplete[0] != target {
+	nowComplete, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status")
+	if old.Status == "processing" && (!slices.Contains(nowComplete, target) || len(nowComplete) != len(beforeUpd)+1) {
 		t.Error("cached filter result not invalidated by the update")
 	}
-	if old.Status == "complete" && (nowComplete[0] != target || len(nowComplete) != len(beforeUpd)) {
-		t.Error("cached filter result not invalidated by the update")
+	if old.Status != "processing" && !slices.Equal(nowComplete, beforeUpd) {
+		t.Error("update changed an unrelated filter result")
 	}
-	lb := c.list("orders", q("filter", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", "sort", "updated_at"))
+	lb := c.list("orders", q("filter", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", "sort", "created_at"))
 	if len(lb.Data) != 1 || lb.Data[0].ID != target {
 		t.Errorf("changes since the insert: %v", lb.ids())
 	}
@@ -320,7 +437,7 @@ func TestWrites(t *testing.T) {
 		t.Error(err)
 	}
 	byName, _ := s.ExpectedIDs("accounts", "", "name")
-	oracle := oracleIDs(oracleRows(s, "accounts"), nil, "name")
+	oracle := oracleIDs("accounts", oracleRows(s, "accounts"), nil, "name")
 	if !slices.Equal(byName, oracle) {
 		t.Error("name index wrong after writes")
 	}
@@ -335,7 +452,7 @@ func TestWrites(t *testing.T) {
 		rows := oracleRows(s, res)
 		for _, sortParam := range sortValues[res] {
 			got, _ := s.ExpectedIDs(res, "", sortParam)
-			if !slices.Equal(got, oracleIDs(rows, nil, sortParam)) {
+			if !slices.Equal(got, oracleIDs(res, rows, nil, sortParam)) {
 				t.Errorf("%s sort=%s wrong after writes", res, sortParam)
 			}
 		}
@@ -395,7 +512,8 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 				default:
 				}
 				for _, qv := range []url.Values{
-					q("sort", "-updated_at", "page[limit]", "100", "filter", "eq(status,complete)"),
+					q("sort", "-with_tax", "page[limit]", "100", "filter", "eq(status,complete)"),
+					q("page[limit]", "100", "filter", "gt(updated_at,2024-03-01T00:00:00.000Z)"),
 					q("sort", "created_at", "page[limit]", "100", "page[offset]", "2900"),
 					q("sort", "-name", "page[limit]", "50"),
 				} {
@@ -419,7 +537,7 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	rows := oracleRows(s, "orders")
 	for _, sortParam := range sortValues["orders"] {
 		got, _ := s.ExpectedIDs("orders", "", sortParam)
-		if !slices.Equal(got, oracleIDs(rows, nil, sortParam)) {
+		if !slices.Equal(got, oracleIDs("orders", rows, nil, sortParam)) {
 			t.Errorf("sort=%s wrong after concurrent writes", sortParam)
 		}
 	}

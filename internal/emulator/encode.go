@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -19,12 +21,42 @@ var plainJSON = func() (t [256]bool) {
 	return t
 }()
 
+// SWAR constants: the byte 0x01 and 0x80 in every lane.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// plainWord reports whether none of the 8 bytes of w (little-endian lanes)
+// needs attention in a JSON string: no control character, quote, backslash
+// or non-ASCII byte.
+func plainWord(w uint64) bool {
+	q := w ^ '"'*lanes01   // zero lanes where w has a quote
+	bs := w ^ '\\'*lanes01 // zero lanes where w has a backslash
+	// A lane of v - 0x01.. & ^v has its top bit set where v's lane is zero
+	// (exactly when some lane is zero, which is all we ask); likewise
+	// w - 0x20.. & ^w for lanes below 0x20.
+	return (w|(w-0x20*lanes01)&^w|(q-lanes01)&^q|(bs-lanes01)&^bs)&lanes80 == 0
+}
+
 // appendString appends s as a JSON string. Invalid UTF-8 is replaced by
 // U+FFFD, as encoding/json does.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip plain bytes eight at a time, then one at a time.
+		for i+8 <= len(s) {
+			w := s[i : i+8] // the compiler turns the loads below into one
+			if !plainWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if plainJSON[c] {
 			i++
@@ -129,11 +161,14 @@ func appendQuotedTimestamp(b []byte, ms int64) []byte {
 	return append(b, '"')
 }
 
-// appendTimestamps appends the created_at and updated_at members (without a
-// leading comma).
+// appendTimestamps appends the created_at and, if the resource has one,
+// updated_at members (without a leading comma).
 func appendTimestamps(b []byte, t *table, row int32) []byte {
 	b = append(b, `"created_at":`...)
 	b = appendQuotedTimestamp(b, t.num[t.sch.created][row])
+	if t.sch.updated < 0 {
+		return b
+	}
 	b = append(b, `,"updated_at":`...)
 	return appendQuotedTimestamp(b, t.num[t.sch.updated][row])
 }
@@ -175,7 +210,75 @@ func appendFormattedPrice(b []byte, amount int64, currency string) []byte {
 	return append(b, '"')
 }
 
-func appendOrder(b []byte, t *table, row int32, flat bool) []byte {
+// appendPrice appends a formatted price object {"amount","currency","formatted"}.
+func appendPrice(b []byte, amount int64, currency string) []byte {
+	b = append(b, `{"amount":`...)
+	b = strconv.AppendInt(b, amount, 10)
+	b = append(b, `,"currency":`...)
+	b = appendString(b, currency)
+	b = append(b, `,"formatted":`...)
+	b = appendFormattedPrice(b, amount, currency)
+	return append(b, '}')
+}
+
+// Addresses store only their postcode; the country and the rest of the
+// address follow from it and from the buyer's name.
+var (
+	streets  = []string{"High Street", "Main Street", "Station Road", "Church Lane", "Park Avenue", "Mill Road", "Kerkstraat", "Elm Street"}
+	usCities = []string{"Anaheim", "Springfield", "Portland", "Austin", "Madison"}
+	nlCities = []string{"Amsterdam", "Utrecht", "Rotterdam", "Leiden", "Delft"}
+	gbCities = []string{"London", "Manchester", "Leeds", "Bristol", "Glasgow"}
+)
+
+// postcodeCountry is the country of a postcode made by postcode, and cities
+// of that country.
+func postcodeCountry(pc string) (string, []string) {
+	switch {
+	case len(pc) == 5 && pc[0] >= '0' && pc[0] <= '9':
+		return "US", usCities
+	case len(pc) == 7 && pc[0] >= '0' && pc[0] <= '9' && pc[4] == ' ':
+		return "NL", nlCities
+	}
+	return "GB", gbCities
+}
+
+func appendAddress(b []byte, name, pc string) []byte {
+	h := 0
+	for i := 0; i < len(pc); i++ {
+		h = h*31 + int(pc[i])
+	}
+	h &= 1<<30 - 1
+	first, last, _ := strings.Cut(name, " ")
+	country, cs := postcodeCountry(pc)
+	b = append(b, `{"first_name":`...)
+	b = appendString(b, first)
+	b = append(b, `,"last_name":`...)
+	b = appendString(b, last)
+	b = append(b, `,"line_1":"`...)
+	b = strconv.AppendInt(b, int64(1+h%200), 10)
+	b = append(b, ' ')
+	b = append(b, streets[h/200%len(streets)]...)
+	b = append(b, `","city":"`...)
+	b = append(b, cs[h/7%len(cs)]...)
+	b = append(b, `","postcode":`...)
+	b = appendString(b, pc)
+	b = append(b, `,"country":"`...)
+	b = append(b, country...)
+	return append(b, '"', '}')
+}
+
+// appendRelationship appends "name":{"data":{"type":typ,"id":id}}.
+func appendRelationship(b []byte, name, typ, id string) []byte {
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, `":{"data":{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","id":`...)
+	b = appendString(b, id)
+	return append(b, '}', '}')
+}
+
+func appendOrder(b []byte, t *table, row int32, enc *encoding) []byte {
 	s := t.str
 	b = append(b, `{"type":"order","id":`...)
 	b = appendString(b, s[ordID][row])
@@ -193,23 +296,44 @@ func appendOrder(b []byte, t *table, row int32, flat bool) []byte {
 	b = appendString(b, s[ordName][row])
 	b = append(b, `,"email":`...)
 	b = appendString(b, s[ordEmail][row])
-	b = append(b, '}', ',')
-	if flat {
+	b = append(b, `},"contact":{"name":`...)
+	b = appendString(b, s[ordContactName][row])
+	b = append(b, `,"email":`...)
+	b = appendString(b, s[ordContactEmail][row])
+	b = append(b, `},"shipping_address":`...)
+	b = appendAddress(b, s[ordName][row], s[ordShipPostcode][row])
+	b = append(b, `,"billing_address":`...)
+	b = appendAddress(b, s[ordName][row], s[ordBillPostcode][row])
+	b = append(b, ',')
+	if enc.flat {
 		b = appendTimestamps(b, t, row)
 		b = append(b, ',')
 	}
-	amount, currency := t.num[ordAmount][row], s[ordCurrency][row]
-	b = append(b, `"meta":{"display_price":{"with_tax":{"amount":`...)
-	b = strconv.AppendInt(b, amount, 10)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, currency)
-	b = append(b, `,"formatted":`...)
-	b = appendFormattedPrice(b, amount, currency)
-	b = append(b, '}', '}')
-	if !flat {
+	withTax, withoutTax, currency := t.num[ordWithTax][row], t.num[ordWithoutTax][row], s[ordCurrency][row]
+	b = append(b, `"meta":{"display_price":{"with_tax":`...)
+	b = appendPrice(b, withTax, currency)
+	b = append(b, `,"without_tax":`...)
+	b = appendPrice(b, withoutTax, currency)
+	b = append(b, `,"tax":`...)
+	b = appendPrice(b, withTax-withoutTax, currency)
+	b = append(b, '}')
+	if !enc.flat {
 		b = append(b, `,"timestamps":{`...)
 		b = appendTimestamps(b, t, row)
 		b = append(b, '}')
+	}
+	b = append(b, `},"relationships":{"items":{"data":[{"type":"item","id":`...)
+	b = appendString(b, s[ordItemID][row])
+	b = append(b, `}]}`...)
+	if id := s[ordCustomerID][row]; id != "" {
+		b = append(b, ',')
+		b = appendRelationship(b, "customer", "customer", id)
+	}
+	if id := s[ordAccountID][row]; id != "" {
+		b = append(b, ',')
+		b = appendRelationship(b, "account", "account", id)
+		b = append(b, ',')
+		b = appendRelationship(b, "account_member", "account_member", s[ordMemberID][row])
 	}
 	return append(b, '}', '}')
 }
@@ -219,7 +343,28 @@ func fileLink(id, name string) string {
 	return "https://files.example.test/" + url.PathEscape(id) + "/" + url.PathEscape(name)
 }
 
-func appendFile(b []byte, t *table, row int32, flat bool) []byte {
+// newEncoding returns the encoding of records for a response to r.
+func newEncoding(r *http.Request, flat bool) *encoding {
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	// The quoted prefix without its closing quote.
+	self := appendString(nil, scheme+r.Host+"/v2/")
+	return &encoding{flat: flat, self: self[:len(self)-1]}
+}
+
+// appendSelfLink appends "links":{"self":"<scheme://host>/v2/<resource>/<id>"}.
+func appendSelfLink(b []byte, t *table, row int32, enc *encoding) []byte {
+	b = append(b, `"links":{"self":`...)
+	b = append(b, enc.self...)
+	b = append(b, t.sch.resource...)
+	b = append(b, '/')
+	b = append(b, t.id(row)...) // generated UUIDs need no escaping
+	return append(b, '"')
+}
+
+func appendFile(b []byte, t *table, row int32, enc *encoding) []byte {
 	s := t.str
 	id, name := s[fileID][row], s[fileName][row]
 	b = append(b, `{"type":"file","id":`...)
@@ -232,22 +377,40 @@ func appendFile(b []byte, t *table, row int32, flat bool) []byte {
 	b = strconv.AppendInt(b, t.num[fileSize][row], 10)
 	b = append(b, `,"public":`...)
 	b = strconv.AppendBool(b, t.boo[filePublic][row])
-	b = append(b, `,"link":{"href":"https://files.example.test/`...)
+	b = append(b, ',')
+	if enc.flat {
+		b = appendTimestamps(b, t, row)
+		b = append(b, ',')
+	}
+	width, height := t.num[fileWidth][row], t.num[fileHeight][row]
+	if hasDims := width != nullNum; hasDims || !enc.flat {
+		b = append(b, `"meta":{`...)
+		if hasDims {
+			b = append(b, `"dimensions":{"width":`...)
+			b = strconv.AppendInt(b, width, 10)
+			b = append(b, `,"height":`...)
+			b = strconv.AppendInt(b, height, 10)
+			b = append(b, '}')
+		}
+		if !enc.flat {
+			if hasDims {
+				b = append(b, ',')
+			}
+			b = append(b, `"timestamps":{`...)
+			b = appendTimestamps(b, t, row)
+			b = append(b, '}')
+		}
+		b = append(b, '}', ',')
+	}
+	b = appendSelfLink(b, t, row, enc)
+	b = append(b, `},"link":{"href":"https://files.example.test/`...)
 	b = append(b, id...) // UUIDs need no escaping
 	b = append(b, '/')
 	b = append(b, url.PathEscape(name)...)
-	b = append(b, '"', '}', ',')
-	if flat {
-		b = appendTimestamps(b, t, row)
-	} else {
-		b = append(b, `"meta":{"timestamps":{`...)
-		b = appendTimestamps(b, t, row)
-		b = append(b, '}', '}')
-	}
-	return append(b, '}')
+	return append(b, '"', '}', '}')
 }
 
-func appendAccount(b []byte, t *table, row int32, flat bool) []byte {
+func appendAccount(b []byte, t *table, row int32, enc *encoding) []byte {
 	s := t.str
 	b = append(b, `{"type":"account","id":`...)
 	b = appendString(b, s[accID][row])
@@ -259,15 +422,27 @@ func appendAccount(b []byte, t *table, row int32, flat bool) []byte {
 	b = appendString(b, s[accReg][row])
 	b = append(b, `,"external_ref":`...)
 	b = appendString(b, s[accExtRef][row])
-	b = append(b, `,"parent_id":`...)
-	b = appendString(b, s[accParent][row])
+	parent := s[accParent][row]
+	if parent != "" {
+		// Read-only; the same as relationships.parent.data.id.
+		b = append(b, `,"parent_id":`...)
+		b = appendString(b, parent)
+	}
 	b = append(b, ',')
-	if flat {
+	if enc.flat {
 		b = appendTimestamps(b, t, row)
 	} else {
 		b = append(b, `"meta":{"timestamps":{`...)
 		b = appendTimestamps(b, t, row)
 		b = append(b, '}', '}')
+	}
+	b = append(b, ',')
+	b = appendSelfLink(b, t, row, enc)
+	b = append(b, '}')
+	if parent != "" {
+		b = append(b, `,"relationships":{`...)
+		b = appendRelationship(b, "parent", "account", parent)
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

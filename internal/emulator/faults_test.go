@@ -276,7 +276,7 @@ func TestStatsLog(t *testing.T) {
 	}
 	c.get("/v2/orders/"+ids[0].ID, "")
 	c.get("/v2/orders/nope", "")
-	c.get("/v2/files", "filter=eq(public,true)")
+	c.get("/v2/files", "filter=gt(file_size,1000)")
 	st := c.s.Stats()
 	if st.TotalRequests != 7 || st.GetRequests != 2 || st.ListRequests["orders"] != 4 || st.ListRequests["files"] != 1 ||
 		st.StatusCounts[200] != 6 || st.StatusCounts[404] != 1 {
@@ -286,7 +286,7 @@ func TestStatsLog(t *testing.T) {
 		t.Fatalf("%d logged requests, want 5", len(st.Requests))
 	}
 	first, lastLog := st.Requests[0], st.Requests[4]
-	if first.RawQuery != "page[limit]=3" || lastLog.Path != "/v2/files" || lastLog.RawQuery != "filter=eq(public,true)" ||
+	if first.RawQuery != "page[limit]=3" || lastLog.Path != "/v2/files" || lastLog.RawQuery != "filter=gt(file_size,1000)" ||
 		lastLog.Method != "GET" || lastLog.Status != 200 || lastLog.Seq != first.Seq+4 || lastLog.RequestID == "" {
 		t.Errorf("log %+v", st.Requests)
 	}

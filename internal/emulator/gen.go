@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// Column positions per resource. The column names are the filterable
-// attribute names.
+// Column positions per resource. The column names are the attribute names
+// of filters and sorts; the operators and sorts are those the service
+// documents for the attribute.
 const (
 	ordID = iota
 	ordStatus
@@ -19,9 +20,20 @@ const (
 	ordEmail
 	ordName
 	ordCurrency
-	ordAmount
+	ordWithTax
 	ordCreated
 	ordUpdated
+	ordWithoutTax
+	ordCustomerID
+	ordAccountID
+	ordMemberID
+	ordContactName
+	ordContactEmail
+	ordShipPostcode
+	ordBillPostcode
+	ordProductID
+	ordProductSKU
+	ordItemID
 )
 
 const (
@@ -31,7 +43,8 @@ const (
 	fileSize
 	filePublic
 	fileCreated
-	fileUpdated
+	fileWidth
+	fileHeight
 )
 
 const (
@@ -45,54 +58,103 @@ const (
 	accUpdated
 )
 
-var orderSchema = &schema{
+// orderSchema: GET /v2/orders, with a hard offset limit. The service
+// documents no default order; like the account service it lists the newest
+// orders first (created_at descending).
+var orderSchema = (&schema{
 	resource: "orders",
 	typ:      "order",
 	cols: []column{
-		{"id", kindString}, {"status", kindString}, {"payment", kindString}, {"shipping", kindString},
-		{"order_number", kindString}, {"external_ref", kindString}, {"email", kindString}, {"name", kindString},
-		{"currency", kindString}, {"amount", kindNumber}, {"created_at", kindTime}, {"updated_at", kindTime},
+		{"id", kindString, 0}, // no id filter on orders
+		{"status", kindString, opsEq},
+		{"payment", kindString, opsEq},
+		{"shipping", kindString, opsEq},
+		{"order_number", kindString, opsEqLike},
+		{"external_ref", kindString, opsEqLike},
+		{"email", kindString, opsEqLike}, // customer.email
+		{"name", kindString, opsEqLike},  // customer.name
+		{"currency", kindString, opsEq},
+		{"with_tax", kindNumber, opsRange}, // minor units
+		{"created_at", kindTime, opsEqRange},
+		{"updated_at", kindTime, opsEqRange},
+		{"without_tax", kindNumber, opsRange},
+		{"customer_id", kindString, opsEqLike},
+		{"account_id", kindString, opsEqLike},
+		{"account_member_id", kindString, opsEqLike},
+		{"contact.name", kindString, opsEqLike},
+		{"contact.email", kindString, opsEqLike},
+		{"shipping_postcode", kindString, opsEqLike},
+		{"billing_postcode", kindString, opsEqLike},
+		{"product_id", kindString, opsEq},
+		{"product_sku", kindString, opsEq},
+		{"items.id", kindString, 0},
 	},
 	created:         ordCreated,
 	updated:         ordUpdated,
-	sortCols:        []int{ordCreated, ordUpdated, ordID},
+	sortCols:        []int{ordCreated, ordPayment, ordShipping, ordStatus, ordWithTax},
+	defaultSort:     ordCreated,
+	defaultDesc:     true,
 	hardOffsetLimit: true,
 	appendRecord:    appendOrder,
-}
+}).init()
 
-var fileSchema = &schema{
+// fileSchema: GET /v2/files, with a hard offset limit. Files cannot be
+// sorted; they come in the service's own order, which is stable and
+// unrelated to created_at: ascending id. Files have no updated_at.
+var fileSchema = (&schema{
 	resource: "files",
 	typ:      "file",
 	cols: []column{
-		{"id", kindString}, {"file_name", kindString}, {"mime_type", kindString}, {"file_size", kindNumber},
-		{"public", kindBool}, {"created_at", kindTime}, {"updated_at", kindTime},
+		{"id", kindString, opsIn},
+		{"file_name", kindString, opsEqLike},
+		{"mime_type", kindString, 0},
+		{"file_size", kindNumber, opsRange},
+		{"public", kindBool, 0},
+		{"created_at", kindTime, 0},
+		{"width", kindNumber, opsRange},  // nullNum unless an image
+		{"height", kindNumber, opsRange}, // nullNum unless an image
 	},
 	created:         fileCreated,
-	updated:         fileUpdated,
-	sortCols:        []int{fileCreated, fileUpdated, fileID},
+	updated:         -1,
+	defaultSort:     fileID,
 	hardOffsetLimit: true,
 	appendRecord:    appendFile,
-}
+}).init()
 
-var accountSchema = &schema{
+// accountSchema: GET /v2/accounts, with a soft offset limit. The documented
+// default order is created_at descending.
+var accountSchema = (&schema{
 	resource: "accounts",
 	typ:      "account",
 	cols: []column{
-		{"id", kindString}, {"name", kindString}, {"legal_name", kindString}, {"registration_id", kindString},
-		{"external_ref", kindString}, {"parent_id", kindString}, {"created_at", kindTime}, {"updated_at", kindTime},
+		{"id", kindString, opsEqRangeIn},
+		{"name", kindString, opsEqLike},
+		{"legal_name", kindString, opsEqLike},
+		{"registration_id", kindString, opsEqLike},
+		{"external_ref", kindString, opsEqLikeIn},
+		{"parent_id", kindString, 0},
+		{"created_at", kindTime, opsEqRange},
+		{"updated_at", kindTime, opsEqRange},
 	},
 	created:      accCreated,
 	updated:      accUpdated,
-	sortCols:     []int{accCreated, accUpdated, accID, accName},
+	sortCols:     []int{accCreated, accID, accName, accUpdated},
+	defaultSort:  accCreated,
+	defaultDesc:  true,
 	appendRecord: appendAccount,
-}
+}).init()
 
 // Independent random streams per resource, so that changing one count does
 // not change the records of another resource.
+// Attributes added after the first version of a resource draw from a second
+// stream, so that the existing attributes keep their values for a seed.
 const (
-	streamOrders   = 0x6f7264657273 // "orders"
-	streamFiles    = 0x66696c6573   // "files"
-	streamAccounts = 0x6163636f756e // "accoun"
+	streamOrders     = 0x6f7264657273 // "orders"
+	streamFiles      = 0x66696c6573   // "files"
+	streamAccounts   = 0x6163636f756e // "accoun"
+	streamOrderExtra = 0x6f72642b     // "ord+"
+	streamFileExtra  = 0x66696c2b     // "fil+"
+	streamProducts   = 0x70726f64     // "prod"
 )
 
 func newRand(seed int64, stream uint64) *rand.Rand {
@@ -147,6 +209,32 @@ func tieGroups(explicit []int, n, def, div int) []int {
 	return []int{size}
 }
 
+// groupRanges places groups of the given sizes on n storage positions,
+// around evenly spaced centres (the middle for one group), and returns their
+// [start, end) ranges in order. Groups never overlap; sizes below 2 and
+// groups without room left are skipped, and a group larger than n is cut to
+// n.
+func groupRanges(n int, sizes []int) [][2]int {
+	var out [][2]int
+	prevEnd := 0
+	for j, size := range sizes {
+		size = min(size, n)
+		if size < 2 {
+			continue
+		}
+		start := max((j+1)*n/(len(sizes)+1)-size/2, prevEnd, 0)
+		if start+size > n {
+			start = n - size
+		}
+		if start < prevEnd {
+			continue // no room left for this group
+		}
+		out = append(out, [2]int{start, start + size})
+		prevEnd = start + size
+	}
+	return out
+}
+
 // genTimes returns ms-precision created_at and updated_at values for n
 // records in storage order. created_at never decreases; neighbours are
 // occasionally equal, and each tie group (placed around evenly spaced
@@ -166,29 +254,15 @@ func genTimes(rng *rand.Rand, n int, base int64, ties []int, meanGap int64) (cre
 		after  // first record after a group: strictly after it
 	)
 	mark := make([]uint8, n)
-	prevEnd := 0
-	for j, size := range ties {
-		size = min(size, n)
-		if size < 2 {
-			continue
-		}
-		// Groups never overlap: a group starts at or after the end of the
-		// previous one (its first member is strictly later in time).
-		start := max((j+1)*n/(len(ties)+1)-size/2, prevEnd, 0)
-		if start+size > n {
-			start = n - size
-		}
-		if start < prevEnd {
-			continue // no room left for this group
-		}
+	for _, g := range groupRanges(n, ties) {
+		start, end := g[0], g[1]
 		mark[start] = first
-		for i := start + 1; i < start+size; i++ {
+		for i := start + 1; i < end; i++ {
 			mark[i] = member
 		}
-		if start+size < n {
-			mark[start+size] = after
+		if end < n {
+			mark[end] = after
 		}
-		prevEnd = start + size
 	}
 	ts := base
 	for i := range n {
@@ -255,7 +329,63 @@ var lastSlugs = []string{
 
 var currencies = []string{"USD", "EUR", "GBP"}
 
+// numProducts is the size of the catalogue orders draw their item from.
+const numProducts = 50
+
+// buyer is who places orders: a registered customer, an account member, or
+// (for one order) a guest.
+type buyer struct {
+	customerID          string
+	accountID, memberID string
+	name, email         string
+	postcode            string // of the buyer's address
+}
+
+// orderPools hold the customers, account members and products orders refer
+// to. They grow as orders are generated or inserted, so that returning
+// buyers place several orders.
+type orderPools struct {
+	customers []*buyer
+	members   []*buyer
+	accounts  []string
+	products  [numProducts]string // ids
+	skus      [numProducts]string
+}
+
+func newOrderPools(seed int64) *orderPools {
+	p := &orderPools{}
+	rng := newRand(seed, streamProducts)
+	for i := range p.products {
+		p.products[i] = newUUID(rng)
+		p.skus[i] = productSKU(i)
+	}
+	return p
+}
+
+// productSKU is the SKU of product i of the catalogue.
+func productSKU(i int) string { return padInt("SKU-", i+1, 4) }
+
+var postcodeAreas = []string{"EC", "SW", "N", "M", "B", "LS", "G", "EH", "BS", "CF"}
+
+// postcode returns a postcode of the country that goes with currency: US
+// ZIP codes, Dutch postcodes or British postcodes.
+func postcode(rng *rand.Rand, currency string) string {
+	switch currency {
+	case "USD":
+		return padInt("", rng.IntN(99000)+1000, 5)
+	case "EUR":
+		return padInt("", 1000+rng.IntN(9000), 4) + " " + string(rune('A'+rng.IntN(26))) + string(rune('A'+rng.IntN(26)))
+	}
+	return postcodeAreas[rng.IntN(len(postcodeAreas))] + strconv.Itoa(1+rng.IntN(20)) + " " + strconv.Itoa(rng.IntN(10)) +
+		string(rune('A'+rng.IntN(26))) + string(rune('A'+rng.IntN(26)))
+}
+
+// withoutTax is the price before tax of a price including a 20% tax.
+func withoutTax(withTax int64) int64 { return withTax * 100 / 120 }
+
 // fillOrder fills the non-time attributes of order row number seq (1-based).
+// The attributes of the first version of orders draw from t.rng, those
+// added later from t.aux.
 func fillOrder(t *table, row int32, seq int) {
 	rng := t.rng
 	t.str[ordID][row] = newUUID(rng)
@@ -285,20 +415,70 @@ func fillOrder(t *table, row int32, seq int) {
 		t.str[ordExtRef][row] = "shop-" + strconv.Itoa(100000+seq)
 	}
 	f, l := rng.IntN(len(firstNames)), rng.IntN(len(lastNames))
-	t.str[ordName][row] = firstNames[f] + " " + lastNames[l]
+	name := firstNames[f] + " " + lastNames[l]
 	domain := "@example.com"
 	if rng.IntN(5) == 0 {
 		domain = "@example.org"
 	}
-	t.str[ordEmail][row] = firstSlugs[f] + "." + lastSlugs[l] + strconv.Itoa(1+rng.IntN(99)) + domain
-	t.str[ordCurrency][row] = currencies[rng.IntN(len(currencies))]
-	t.num[ordAmount][row] = 100 + rng.Int64N(250000)
+	email := firstSlugs[f] + "." + lastSlugs[l] + strconv.Itoa(1+rng.IntN(99)) + domain
+	currency := currencies[rng.IntN(len(currencies))]
+	t.str[ordCurrency][row] = currency
+	withTax := 100 + rng.Int64N(250000)
+	t.num[ordWithTax][row] = withTax
+	t.num[ordWithoutTax][row] = withoutTax(withTax)
+
+	// Who ordered: about 15% guests, 20% account members and 65%
+	// customers; about half of the orders of customers and members come
+	// from returning ones, who order under the same name and email.
+	aux, p := t.aux, t.pools
+	returning := func(pool []*buyer) *buyer {
+		if len(pool) > 0 && aux.IntN(100) < 50 {
+			return pool[aux.IntN(len(pool))]
+		}
+		return nil
+	}
+	var b *buyer
+	switch r := aux.IntN(100); {
+	case r < 15:
+		b = &buyer{name: name, email: email, postcode: postcode(aux, currency)}
+	case r < 35:
+		if b = returning(p.members); b == nil {
+			b = &buyer{name: name, email: email, postcode: postcode(aux, currency), memberID: newUUID(aux)}
+			if len(p.accounts) > 0 && aux.IntN(2) == 0 {
+				b.accountID = p.accounts[aux.IntN(len(p.accounts))]
+			} else {
+				b.accountID = newUUID(aux)
+				p.accounts = append(p.accounts, b.accountID)
+			}
+			p.members = append(p.members, b)
+		}
+	default:
+		if b = returning(p.customers); b == nil {
+			b = &buyer{name: name, email: email, postcode: postcode(aux, currency), customerID: newUUID(aux)}
+			p.customers = append(p.customers, b)
+		}
+	}
+	t.str[ordName][row], t.str[ordEmail][row] = b.name, b.email
+	t.str[ordContactName][row], t.str[ordContactEmail][row] = b.name, b.email
+	t.str[ordCustomerID][row] = b.customerID
+	t.str[ordAccountID][row], t.str[ordMemberID][row] = b.accountID, b.memberID
+	t.str[ordShipPostcode][row] = b.postcode
+	t.str[ordBillPostcode][row] = b.postcode
+	if aux.IntN(8) == 0 { // shipped elsewhere
+		t.str[ordShipPostcode][row] = postcode(aux, currency)
+	}
+	// One line item; a few products sell much more than the others.
+	product := aux.IntN(1 + aux.IntN(numProducts))
+	t.str[ordProductID][row] = p.products[product]
+	t.str[ordProductSKU][row] = p.skus[product]
+	t.str[ordItemID][row] = newUUID(aux)
 }
 
 func genOrders(o *Options) *table {
 	n := max(o.Orders, 0)
 	rng := newRand(o.Seed, streamOrders)
-	t := newTable(orderSchema, n, rng)
+	t := newTable(orderSchema, n, rng, newRand(o.Seed, streamOrderExtra))
+	t.pools = newOrderPools(o.Seed)
 	created, updated := genTimes(rng, n, o.BaseTime.UnixMilli(),
 		tieGroups(o.OrderTieGroups, n, 350, 7), meanGap(n, 45*time.Second))
 	for i := range n {
@@ -328,19 +508,49 @@ func fillFile(t *table, row int32, seq int) {
 	t.str[fileMime][row] = ft.mime
 	t.num[fileSize][row] = 512 + rng.Int64N(20<<20)
 	t.boo[filePublic][row] = rng.IntN(2) == 0
+	t.num[fileWidth][row], t.num[fileHeight][row] = nullNum, nullNum
+	if strings.HasPrefix(ft.mime, "image/") {
+		t.num[fileWidth][row] = 16 + t.aux.Int64N(4096-16+1)
+		t.num[fileHeight][row] = 16 + t.aux.Int64N(4096-16+1)
+	}
 }
+
+// fileSizeTieValue is the file_size shared by the files of size tie group
+// j: distinct per group and at least 2 apart, so that nudging another
+// file's size by one never lands on a group's value.
+func fileSizeTieValue(j int) int64 { return 250000 + int64(j)*10007 }
 
 func genFiles(o *Options) *table {
 	n := max(o.Files, 0)
 	rng := newRand(o.Seed, streamFiles)
-	t := newTable(fileSchema, n, rng)
-	created, updated := genTimes(rng, n, o.BaseTime.UnixMilli(),
+	t := newTable(fileSchema, n, rng, newRand(o.Seed, streamFileExtra))
+	// Files have no updated_at; the times are drawn as for the other
+	// resources so that the files of a seed keep their values.
+	created, _ := genTimes(rng, n, o.BaseTime.UnixMilli(),
 		tieGroups(o.FileTieGroups, n, 40, 7), meanGap(n, 10*time.Minute))
 	for i := range n {
 		row := t.addRow()
 		fillFile(t, row, i+1)
 		t.num[fileCreated][row] = created[i]
-		t.num[fileUpdated][row] = updated[i]
+	}
+	// File size tie groups: each group of files shares one exact size,
+	// which no other file has.
+	if groups := groupRanges(n, o.FileSizeTieGroups); len(groups) > 0 {
+		inGroup := make([]bool, n)
+		values := map[int64]bool{}
+		for j, g := range groups {
+			v := fileSizeTieValue(j)
+			values[v] = true
+			for i := g[0]; i < g[1]; i++ {
+				t.num[fileSize][i] = v
+				inGroup[i] = true
+			}
+		}
+		for i := range n {
+			if !inGroup[i] && values[t.num[fileSize][i]] {
+				t.num[fileSize][i]++
+			}
+		}
 	}
 	t.buildIndexes()
 	return t
@@ -410,7 +620,7 @@ func fillAccount(t *table, row int32, seq int) {
 func genAccounts(o *Options) *table {
 	n := max(o.Accounts, 0)
 	rng := newRand(o.Seed, streamAccounts)
-	t := newTable(accountSchema, n, rng)
+	t := newTable(accountSchema, n, rng, nil)
 	created, updated := genTimes(rng, n, o.BaseTime.UnixMilli(),
 		tieGroups(o.AccountTieGroups, n, 30, 8), meanGap(n, time.Hour))
 	for i := range n {

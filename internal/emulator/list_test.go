@@ -76,7 +76,7 @@ func TestPagingRawShape(t *testing.T) {
 
 func TestLinks(t *testing.T) {
 	c := startServer(t, Options{Orders: 95, Files: 3, Accounts: 3})
-	lb := c.list("orders", q("page[limit]", "20", "page[offset]", "40", "sort", "-id", "filter", "like(email,*@example.com)"))
+	lb := c.list("orders", q("page[limit]", "20", "page[offset]", "40", "sort", "-with_tax", "filter", "like(email,*@example.com)"))
 	_, total := lb.pagination()
 	follow := func(name string) *listBody {
 		t.Helper()
@@ -94,7 +94,7 @@ func TestLinks(t *testing.T) {
 	if p, _ := next.pagination(); *p.Offset != 60 || *p.Limit != 20 {
 		t.Errorf("next page %+v", p)
 	}
-	all, err := c.s.ExpectedIDs("orders", "like(email,*@example.com)", "-id")
+	all, err := c.s.ExpectedIDs("orders", "like(email,*@example.com)", "-with_tax")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,15 +130,28 @@ func TestFlatTimestamps(t *testing.T) {
 		var lb listBody
 		_ = json.Unmarshal(body, &lb)
 		for _, r := range lb.Data {
-			if r.CreatedAt == "" || r.UpdatedAt == "" || r.Meta.Timestamps.CreatedAt != "" {
+			if r.CreatedAt == "" || (r.UpdatedAt == "") != (res == "files") || r.Meta.Timestamps.CreatedAt != "" {
 				t.Errorf("%s: record not flat: %+v", res, r)
 			}
 		}
 		_, body = c.get("/v2/"+res+"/"+lb.Data[0].ID, "")
 		var one struct{ Data map[string]json.RawMessage }
 		_ = json.Unmarshal(body, &one)
-		if one.Data["created_at"] == nil || one.Data["updated_at"] == nil {
+		if one.Data["created_at"] == nil || (one.Data["updated_at"] == nil) != (res == "files") {
 			t.Errorf("%s: single record not flat: %s", res, body)
+		}
+	}
+	// Files keep their dimensions in meta, without timestamps.
+	for _, f := range c.s.Files() {
+		_, body := c.get("/v2/files/"+f.ID, "")
+		var one struct {
+			Data struct {
+				Meta map[string]json.RawMessage `json:"meta"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(body, &one)
+		if _, ok := one.Data.Meta["timestamps"]; ok || (f.Width != 0) != (one.Data.Meta["dimensions"] != nil) {
+			t.Errorf("flat file: %s", body)
 		}
 	}
 	// Orders keep display_price in meta.
@@ -149,57 +162,123 @@ func TestFlatTimestamps(t *testing.T) {
 }
 
 func TestRecordShapes(t *testing.T) {
-	c := startServer(t, Options{Orders: 5, Files: 5, Accounts: 25})
-	o := c.s.Orders()[0]
-	_, body := c.get("/v2/orders/"+o.ID, "")
-	var got map[string]any
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"data": map[string]any{
-		"type": "order", "id": o.ID, "status": o.Status, "payment": o.Payment, "shipping": o.Shipping,
-		"order_number": o.OrderNumber, "external_ref": o.ExternalRef,
-		"customer": map[string]any{"name": o.CustomerName, "email": o.CustomerEmail},
-		"meta": map[string]any{
-			"display_price": map[string]any{"with_tax": map[string]any{
-				"amount": float64(o.Amount), "currency": o.Currency, "formatted": formatPrice(o.Amount, o.Currency)}},
-			"timestamps": map[string]any{"created_at": o.CreatedAt.Format(timestampLayout), "updated_at": o.UpdatedAt.Format(timestampLayout)},
-		},
-	}}
-	if !jsonEqual(got, want) {
-		t.Errorf("order:\n got %v\nwant %v", got, want)
-	}
-
-	f := c.s.Files()[1]
-	_, body = c.get("/v2/files/"+f.ID, "")
-	got = nil
-	_ = json.Unmarshal(body, &got)
-	want = map[string]any{"data": map[string]any{
-		"type": "file", "id": f.ID, "file_name": f.FileName, "mime_type": f.MimeType, "file_size": float64(f.FileSize),
-		"public": f.Public, "link": map[string]any{"href": "https://files.example.test/" + f.ID + "/" + f.FileName},
-		"meta": map[string]any{"timestamps": map[string]any{"created_at": f.CreatedAt.Format(timestampLayout), "updated_at": f.UpdatedAt.Format(timestampLayout)}},
-	}}
-	if !jsonEqual(got, want) || f.Link != "https://files.example.test/"+f.ID+"/"+f.FileName {
-		t.Errorf("file:\n got %v\nwant %v", got, want)
-	}
-
-	for _, a := range c.s.Accounts() {
-		_, body = c.get("/v2/accounts/"+url.PathEscape(a.ID), "")
-		got = nil
-		_ = json.Unmarshal(body, &got)
-		want = map[string]any{"data": map[string]any{
-			"type": "account", "id": a.ID, "name": a.Name, "legal_name": a.LegalName, "registration_id": a.RegistrationID,
-			"external_ref": a.ExternalRef, "parent_id": a.ParentID,
-			"meta": map[string]any{"timestamps": map[string]any{"created_at": a.CreatedAt.Format(timestampLayout), "updated_at": a.UpdatedAt.Format(timestampLayout)}},
+	c := startServer(t, Options{Orders: 40, Files: 30, Accounts: 25})
+	base := c.s.URL()
+	var sawCustomer, sawAccount, sawGuest bool
+	for _, o := range c.s.Orders() {
+		_, body := c.get("/v2/orders/"+o.ID, "")
+		var got map[string]any
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		price := func(amount int64) map[string]any {
+			return map[string]any{"amount": float64(amount), "currency": o.Currency, "formatted": formatPrice(amount, o.Currency)}
+		}
+		address := func(postcode string) map[string]any {
+			first, last, _ := strings.Cut(o.CustomerName, " ")
+			return map[string]any{"first_name": first, "last_name": last, "postcode": postcode}
+		}
+		rel := map[string]any{"items": map[string]any{"data": []any{map[string]any{"type": "item", "id": o.ItemID}}}}
+		switch {
+		case o.CustomerID != "":
+			rel["customer"] = map[string]any{"data": map[string]any{"type": "customer", "id": o.CustomerID}}
+			sawCustomer = true
+		case o.AccountID != "":
+			rel["account"] = map[string]any{"data": map[string]any{"type": "account", "id": o.AccountID}}
+			rel["account_member"] = map[string]any{"data": map[string]any{"type": "account_member", "id": o.AccountMemberID}}
+			sawAccount = true
+		default:
+			sawGuest = true
+		}
+		want := map[string]any{"data": map[string]any{
+			"type": "order", "id": o.ID, "status": o.Status, "payment": o.Payment, "shipping": o.Shipping,
+			"order_number": o.OrderNumber, "external_ref": o.ExternalRef,
+			"customer":         map[string]any{"name": o.CustomerName, "email": o.CustomerEmail},
+			"contact":          map[string]any{"name": o.ContactName, "email": o.ContactEmail},
+			"shipping_address": address(o.ShippingPostcode),
+			"billing_address":  address(o.BillingPostcode),
+			"meta": map[string]any{
+				"display_price": map[string]any{
+					"with_tax": price(o.WithTax), "without_tax": price(o.WithoutTax), "tax": price(o.WithTax - o.WithoutTax)},
+				"timestamps": map[string]any{"created_at": o.CreatedAt.Format(timestampLayout), "updated_at": o.UpdatedAt.Format(timestampLayout)},
+			},
+			"relationships": rel,
 		}}
+		// The rest of the addresses is free; compare the parts above.
+		data := got["data"].(map[string]any)
+		for _, k := range []string{"shipping_address", "billing_address"} {
+			a := data[k].(map[string]any)
+			for _, f := range []string{"line_1", "city", "country"} {
+				if s, _ := a[f].(string); s == "" {
+					t.Errorf("order %s: %s.%s = %v", o.ID, k, f, a[f])
+				}
+				delete(a, f)
+			}
+		}
 		if !jsonEqual(got, want) {
+			t.Errorf("order:\n got %v\nwant %v", got, want)
+		}
+	}
+	if !sawCustomer || !sawAccount || !sawGuest {
+		t.Errorf("customer, account and guest orders: %v %v %v", sawCustomer, sawAccount, sawGuest)
+	}
+
+	var sawImage, sawOther bool
+	for _, f := range c.s.Files() {
+		_, body := c.get("/v2/files/"+f.ID, "")
+		var got map[string]any
+		_ = json.Unmarshal(body, &got)
+		meta := map[string]any{"timestamps": map[string]any{"created_at": f.CreatedAt.Format(timestampLayout)}}
+		if strings.HasPrefix(f.MimeType, "image/") {
+			meta["dimensions"] = map[string]any{"width": float64(f.Width), "height": float64(f.Height)}
+			sawImage = true
+		} else {
+			sawOther = true
+		}
+		want := map[string]any{"data": map[string]any{
+			"type": "file", "id": f.ID, "file_name": f.FileName, "mime_type": f.MimeType, "file_size": float64(f.FileSize),
+			"public": f.Public, "meta": meta,
+			"links": map[string]any{"self": base + "/v2/files/" + f.ID},
+			"link":  map[string]any{"href": "https://files.example.test/" + f.ID + "/" + f.FileName},
+		}}
+		if !jsonEqual(got, want) || f.Link != "https://files.example.test/"+f.ID+"/"+f.FileName {
+			t.Errorf("file:\n got %v\nwant %v", got, want)
+		}
+		if strings.Contains(string(body), "updated_at") {
+			t.Errorf("file with updated_at: %s", body)
+		}
+	}
+	if !sawImage || !sawOther {
+		t.Error("no image or no other file")
+	}
+
+	parents := 0
+	for _, a := range c.s.Accounts() {
+		_, body := c.get("/v2/accounts/"+url.PathEscape(a.ID), "")
+		var got map[string]any
+		_ = json.Unmarshal(body, &got)
+		data := map[string]any{
+			"type": "account", "id": a.ID, "name": a.Name, "legal_name": a.LegalName, "registration_id": a.RegistrationID,
+			"external_ref": a.ExternalRef,
+			"meta":         map[string]any{"timestamps": map[string]any{"created_at": a.CreatedAt.Format(timestampLayout), "updated_at": a.UpdatedAt.Format(timestampLayout)}},
+			"links":        map[string]any{"self": base + "/v2/accounts/" + a.ID},
+		}
+		if a.ParentID != "" {
+			parents++
+			data["parent_id"] = a.ParentID
+			data["relationships"] = map[string]any{"parent": map[string]any{"data": map[string]any{"type": "account", "id": a.ParentID}}}
+		}
+		if want := map[string]any{"data": data}; !jsonEqual(got, want) {
 			t.Errorf("account:\n got %v\nwant %v", got, want)
 		}
+	}
+	if parents == 0 {
+		t.Error("no account with a parent")
 	}
 
 	resp, body := c.get("/v2/orders/00000000-0000-4000-8000-000000000000", "")
 	c.wantError(404, resp, body)
-	resp, body = c.get("/v2/orders/"+o.ID, "include=customer")
+	resp, body = c.get("/v2/orders/"+c.s.Orders()[0].ID, "include=customer")
 	c.wantError(400, resp, body)
 }
 
@@ -249,13 +328,17 @@ func TestListParameterErrors(t *testing.T) {
 		{"limit=10", "limit", []string{"limit"}},
 		{"page%5Blimit%5D=10&page[limit]=20", "page[limit]", []string{"at most once", "2 times"}},
 		{"sort=created_at&sort=id", "sort", []string{"sort"}},
-		{"sort=", "sort", []string{"allowed values are created_at, -created_at, updated_at, -updated_at, id, -id"}},
+		{"sort=", "sort", []string{"allowed values are created_at, -created_at, payment, -payment, shipping, -shipping, status, -status, with_tax, -with_tax"}},
 		{"sort=name", "sort", []string{`"name"`, "created_at"}},
-		{"sort=%2Bid", "sort", []string{`"+id"`}},
-		{"sort=+id", "sort", []string{`" id"`}},
-		{"sort=--id", "sort", []string{`"--id"`}},
-		{"sort=created_at,id", "sort", []string{"created_at,id"}},
+		{"sort=%2Bstatus", "sort", []string{`"+status"`}},
+		{"sort=+status", "sort", []string{`" status"`}},
+		{"sort=--status", "sort", []string{`"--status"`}},
+		{"sort=created_at,status", "sort", []string{"created_at,status"}},
 		{"sort=amount", "sort", []string{"amount"}},
+		{"sort=id", "sort", []string{`"id"`}},
+		{"sort=updated_at", "sort", []string{`"updated_at"`}},
+		{"sort=-without_tax", "sort", []string{`"-without_tax"`}},
+		{"sort=Status", "sort", []string{`"Status"`}},
 		{"a=%zz", "", []string{"malformed"}},
 	}
 	for _, tc := range cases {

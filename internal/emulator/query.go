@@ -37,8 +37,7 @@ type term struct {
 	kind colKind
 	op   filter.Op
 	strs []string    // kindString
-	nums []int64     // kindTime, in ms
-	flts []float64   // kindNumber
+	nums []int64     // kindTime (ms) and kindNumber
 	bols []bool      // kindBool
 	src  filter.Term // as parsed
 }
@@ -57,10 +56,9 @@ func (tm *term) match(t *table, row int32) bool {
 			return filter.MatchLike(tm.strs[0], v)
 		}
 		return compare(tm.op, v, tm.strs)
-	case kindTime:
-		return compare(tm.op, t.num[tm.col][row], tm.nums)
-	case kindNumber:
-		return compare(tm.op, float64(t.num[tm.col][row]), tm.flts)
+	case kindTime, kindNumber:
+		v := t.num[tm.col][row]
+		return v != nullNum && compare(tm.op, v, tm.nums)
 	case kindBool:
 		v := t.boo[tm.col][row]
 		switch tm.op {
@@ -73,25 +71,24 @@ func (tm *term) match(t *table, row int32) bool {
 	return false
 }
 
-// isNumber reports whether s is a plain decimal number: an optional minus
-// sign, digits, and optionally a point followed by digits.
-func isNumber(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasPoint := strings.Cut(s, ".")
-	if intPart == "" || (hasPoint && frac == "") {
-		return false
+// parseInteger parses a plain decimal integer: an optional minus sign and
+// digits, nothing else.
+func parseInteger(s string) (int64, bool) {
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" {
+		return 0, false
 	}
-	for _, part := range []string{intPart, frac} {
-		for i := 0; i < len(part); i++ {
-			if part[i] < '0' || part[i] > '9' {
-				return false
-			}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
 		}
 	}
-	return true
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n != nullNum
 }
 
-// compileFilter parses and type-checks a filter for sch's resource.
+// compileFilter parses and checks a filter for sch's resource: attributes,
+// the operators the service accepts on each, and values.
 func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 	expr, err := filter.Parse(raw)
 	if err != nil {
@@ -99,10 +96,15 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 	}
 	terms := make([]term, 0, len(expr))
 	for _, ft := range expr {
-		col, ok := sch.colByName(ft.Attribute)
+		col, ok := sch.filterCol(ft.Attribute)
 		if !ok {
 			return nil, badRequest("filter", "Cannot filter %s on attribute %q: the filterable attributes are %s.",
 				sch.resource, ft.Attribute, sch.filterableNames())
+		}
+		c := sch.cols[col]
+		if !c.ops.has(ft.Op) {
+			return nil, badRequest("filter", "Could not parse the supplied filter: operator %s is not supported on attribute %q of %s; the supported operators for %s are %s.",
+				ft.Op, ft.Attribute, sch.resource, ft.Attribute, c.ops)
 		}
 		// The parser enforces the arity already; this guards the evaluator.
 		if ft.Op == filter.In && len(ft.Values) == 0 {
@@ -111,23 +113,9 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 		if ft.Op != filter.In && len(ft.Values) != 1 {
 			return nil, badRequest("filter", "Operator %s on attribute %q takes exactly one value.", ft.Op, ft.Attribute)
 		}
-		kind := sch.cols[col].kind
-		tm := term{col: col, kind: kind, op: ft.Op, src: ft}
-		switch ft.Op {
-		case filter.Eq, filter.In:
-		case filter.Like:
-			if kind != kindString {
-				return nil, badRequest("filter", "Operator like is not supported on %s attribute %q; use it on text attributes only.", kind, ft.Attribute)
-			}
-		case filter.Gt, filter.Ge, filter.Lt, filter.Le:
-			if kind == kindBool {
-				return nil, badRequest("filter", "Operator %s is not supported on boolean attribute %q; use eq or in with true or false.", ft.Op, ft.Attribute)
-			}
-		default:
-			return nil, badRequest("filter", "Unsupported filter operator %q.", ft.Op)
-		}
+		tm := term{col: col, kind: c.kind, op: ft.Op, src: ft}
 		for _, v := range ft.Values {
-			switch kind {
+			switch c.kind {
 			case kindString:
 				tm.strs = append(tm.strs, v)
 			case kindTime:
@@ -140,11 +128,11 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 				}
 				tm.nums = append(tm.nums, ts.UnixMilli())
 			case kindNumber:
-				f, err := strconv.ParseFloat(v, 64)
-				if !isNumber(v) || err != nil {
-					return nil, badRequest("filter", "Invalid value %q for %s: expected a number.", v, ft.Attribute)
+				n, ok := parseInteger(v)
+				if !ok {
+					return nil, badRequest("filter", "Invalid value %q for %s: expected an integer (prices in minor units, e.g. 1050 for 10.50).", v, ft.Attribute)
 				}
-				tm.flts = append(tm.flts, f)
+				tm.nums = append(tm.nums, n)
 			case kindBool:
 				switch v {
 				case "true":
@@ -170,13 +158,18 @@ type query struct {
 }
 
 // compileQuery validates sort and filter. hasFilter distinguishes an absent
-// filter from an empty one (which the parser rejects).
-func compileQuery(sch *schema, filterRaw string, hasFilter bool, sortRaw string, hasSort bool) (*query, *apiError) {
-	q := &query{sch: sch, sortCol: sch.created}
-	if hasSort {
+// filter from an empty one (which the parser rejects). With ignoreSort any
+// sort is accepted and the list keeps the resource's default order.
+func compileQuery(sch *schema, filterRaw string, hasFilter bool, sortRaw string, hasSort, ignoreSort bool) (*query, *apiError) {
+	q := &query{sch: sch, sortCol: sch.defaultSort, desc: sch.defaultDesc}
+	if hasSort && !ignoreSort {
+		if len(sch.sortCols) == 0 {
+			return nil, badRequest("sort", "Sorting is not supported on %s: the service lists %s in its own order; remove the sort parameter.",
+				sch.resource, sch.resource)
+		}
 		name, desc := strings.CutPrefix(sortRaw, "-")
-		col, ok := sch.colByName(name)
-		if !ok || !sch.isSortCol(col) {
+		col, ok := sch.sortCol(name)
+		if !ok {
 			return nil, badRequest("sort", "Invalid sort %q for %s: the allowed values are %s (a leading - sorts in descending order).",
 				sortRaw, sch.resource, sch.sortValues())
 		}
@@ -405,8 +398,12 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 		}
 		limit := s.opts.OffsetLimit
 		if n > limit && (t.sch.hardOffsetLimit || s.softOffsetEnforced.Load()) {
-			return nil, badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>)).",
-				vs[0], t.sch.resource, groupThousands(limit))
+			how := "filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>))"
+			if len(t.sch.sortCols) == 0 {
+				how = "narrow the list with filters instead of paging by offset (" + t.sch.resource + " cannot be sorted; for example split it by ranges of " + t.sch.cols[firstRangeCol(t.sch)].name + ")"
+			}
+			return nil, badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, %s.",
+				vs[0], t.sch.resource, groupThousands(limit), how)
 		}
 		p.offset = n
 	}
@@ -416,12 +413,51 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 	if vs, ok := values["filter"]; ok {
 		p.filterRaw, p.hasFilter = vs[0], true
 	}
-	q, aerr := compileQuery(t.sch, p.filterRaw, p.hasFilter, p.sortRaw, p.hasSort)
+	q, aerr := compileQuery(t.sch, p.filterRaw, p.hasFilter, p.sortRaw, p.hasSort, s.ignoresSort(t.sch.resource))
 	if aerr != nil {
 		return nil, aerr
 	}
 	p.q = q
 	return p, nil
+}
+
+// firstRangeCol is the first column filterable with gt.
+func firstRangeCol(sch *schema) int {
+	for i, c := range sch.cols {
+		if c.ops.has(filter.Gt) {
+			return i
+		}
+	}
+	return sch.idCol
+}
+
+// Resources as bits of a set, for IgnoreSort.
+func resourceBit(resource string) (uint32, bool) {
+	switch resource {
+	case "orders":
+		return 1, true
+	case "files":
+		return 2, true
+	case "accounts":
+		return 4, true
+	}
+	return 0, false
+}
+
+func resourceBits(resources []string) uint32 {
+	var bits uint32
+	for _, r := range resources {
+		b, _ := resourceBit(r)
+		bits |= b
+	}
+	return bits
+}
+
+// ignoresSort reports whether the list of resource accepts and ignores any
+// sort (Options.IgnoreSort).
+func (s *Server) ignoresSort(resource string) bool {
+	b, _ := resourceBit(resource)
+	return s.ignoreSort.Load()&b != 0
 }
 
 func groupThousands(n int) string {

@@ -20,7 +20,8 @@ import (
 // regexp for like, and sort.SliceStable.
 
 // oracleRow is one record as attribute name -> typed value (string, int64,
-// bool or time.Time).
+// bool or time.Time). An attribute the record lacks (the dimensions of a
+// file that is not an image) is absent, and no filter term matches it.
 type oracleRow map[string]any
 
 func oracleRows(s *Server, resource string) []oracleRow {
@@ -30,12 +31,21 @@ func oracleRows(s *Server, resource string) []oracleRow {
 		for _, o := range s.Orders() {
 			rows = append(rows, oracleRow{"id": o.ID, "status": o.Status, "payment": o.Payment, "shipping": o.Shipping,
 				"order_number": o.OrderNumber, "external_ref": o.ExternalRef, "email": o.CustomerEmail, "name": o.CustomerName,
-				"currency": o.Currency, "amount": o.Amount, "created_at": o.CreatedAt, "updated_at": o.UpdatedAt})
+				"customer_id": o.CustomerID, "account_id": o.AccountID, "account_member_id": o.AccountMemberID,
+				"contact.name": o.ContactName, "contact.email": o.ContactEmail,
+				"shipping_postcode": o.ShippingPostcode, "billing_postcode": o.BillingPostcode,
+				"product_id": o.ProductID, "product_sku": o.ProductSKU,
+				"currency": o.Currency, "with_tax": o.WithTax, "without_tax": o.WithoutTax,
+				"created_at": o.CreatedAt, "updated_at": o.UpdatedAt})
 		}
 	case "files":
 		for _, f := range s.Files() {
-			rows = append(rows, oracleRow{"id": f.ID, "file_name": f.FileName, "mime_type": f.MimeType, "file_size": f.FileSize,
-				"public": f.Public, "created_at": f.CreatedAt, "updated_at": f.UpdatedAt})
+			r := oracleRow{"id": f.ID, "file_name": f.FileName, "mime_type": f.MimeType, "file_size": f.FileSize,
+				"public": f.Public, "created_at": f.CreatedAt}
+			if strings.HasPrefix(f.MimeType, "image/") {
+				r["width"], r["height"] = f.Width, f.Height
+			}
+			rows = append(rows, r)
 		}
 	case "accounts":
 		for _, a := range s.Accounts() {
@@ -46,16 +56,56 @@ func oracleRows(s *Server, resource string) []oracleRow {
 	return rows
 }
 
-var filterableAttrs = map[string][]string{
-	"orders":   {"id", "status", "payment", "shipping", "order_number", "external_ref", "email", "name", "currency", "amount", "created_at", "updated_at"},
-	"files":    {"id", "file_name", "mime_type", "file_size", "public", "created_at", "updated_at"},
-	"accounts": {"id", "name", "legal_name", "registration_id", "external_ref", "parent_id", "created_at", "updated_at"},
-}
+// The service's reference, written out independently of the emulator's
+// schemas: the filterable attributes with their operators, and the sort
+// values ("" is no sort).
+var (
+	eq, like, in, gt, ge, lt, le = filter.Eq, filter.Like, filter.In, filter.Gt, filter.Ge, filter.Lt, filter.Le
+	rangeOps                     = []filter.Op{gt, ge, lt, le}
+	timeOps                      = []filter.Op{eq, gt, ge, lt, le}
 
-var sortValues = map[string][]string{
-	"orders":   {"created_at", "-created_at", "updated_at", "-updated_at", "id", "-id"},
-	"files":    {"created_at", "-created_at", "updated_at", "-updated_at", "id", "-id"},
-	"accounts": {"created_at", "-created_at", "updated_at", "-updated_at", "id", "-id", "name", "-name"},
+	serviceFilters = map[string]map[string][]filter.Op{
+		"orders": {
+			"status": {eq}, "payment": {eq}, "shipping": {eq}, "currency": {eq}, "product_id": {eq}, "product_sku": {eq},
+			"name": {eq, like}, "email": {eq, like}, "customer_id": {eq, like}, "account_id": {eq, like},
+			"account_member_id": {eq, like}, "contact.name": {eq, like}, "contact.email": {eq, like},
+			"shipping_postcode": {eq, like}, "billing_postcode": {eq, like}, "external_ref": {eq, like}, "order_number": {eq, like},
+			"with_tax": rangeOps, "without_tax": rangeOps,
+			"created_at": timeOps, "updated_at": timeOps,
+		},
+		"files": {
+			"file_name": {eq, like}, "width": rangeOps, "height": rangeOps, "file_size": rangeOps, "id": {in},
+		},
+		"accounts": {
+			"name": {eq, like}, "legal_name": {eq, like}, "registration_id": {eq, like},
+			"external_ref": {eq, like, in}, "id": {eq, gt, ge, lt, le, in},
+			"created_at": timeOps, "updated_at": timeOps,
+		},
+	}
+	// unfilterable are attributes records have that the service does not
+	// filter on.
+	unfilterable = map[string][]string{
+		"orders":   {"id", "amount", "customer.email", "customer.name", "total"},
+		"files":    {"created_at", "updated_at", "mime_type", "public", "name"},
+		"accounts": {"parent_id", "status"},
+	}
+	sortValues = map[string][]string{
+		"orders":   {"", "created_at", "-created_at", "payment", "-payment", "shipping", "-shipping", "status", "-status", "with_tax", "-with_tax"},
+		"files":    {""},
+		"accounts": {"", "created_at", "-created_at", "id", "-id", "name", "-name", "updated_at", "-updated_at"},
+	}
+	// defaultOrder is the order without sort.
+	defaultOrder = map[string]string{"orders": "-created_at", "files": "id", "accounts": "-created_at"}
+)
+
+// filterAttrs returns the filterable attributes of resource, sorted.
+func filterAttrs(resource string) []string {
+	var attrs []string
+	for a := range serviceFilters[resource] {
+		attrs = append(attrs, a)
+	}
+	slices.Sort(attrs)
+	return attrs
 }
 
 // cmpAny compares two values of the same attribute: -1, 0 or 1.
@@ -103,10 +153,12 @@ func likeRegexp(p string) *regexp.Regexp {
 	return re
 }
 
-// oracleMatch evaluates one term on a row. ok is false if the value does
-// not convert (the emulator must reject such a filter).
+// oracleMatch evaluates one term on a row.
 func oracleMatch(tm filter.Term, r oracleRow) (match bool) {
-	v := r[tm.Attribute]
+	v, ok := r[tm.Attribute]
+	if !ok {
+		return false
+	}
 	for _, raw := range tm.Values {
 		var want any
 		switch v.(type) {
@@ -148,7 +200,10 @@ func oracleMatch(tm filter.Term, r oracleRow) (match bool) {
 	return false
 }
 
-func oracleIDs(rows []oracleRow, terms []filter.Term, sortParam string) []string {
+// oracleIDs filters rows (in storage order) and sorts them stably by
+// sortParam, or by the resource's default order for "": records with equal
+// sort values stay in storage order in both directions.
+func oracleIDs(resource string, rows []oracleRow, terms []filter.Term, sortParam string) []string {
 	var out []oracleRow
 	for _, r := range rows {
 		ok := true
@@ -162,10 +217,10 @@ func oracleIDs(rows []oracleRow, terms []filter.Term, sortParam string) []string
 			out = append(out, r)
 		}
 	}
-	key, desc := strings.CutPrefix(sortParam, "-")
-	if key == "" {
-		key = "created_at"
+	if sortParam == "" {
+		sortParam = defaultOrder[resource]
 	}
+	key, desc := strings.CutPrefix(sortParam, "-")
 	sort.SliceStable(out, func(i, j int) bool {
 		c := cmpAny(out[i][key], out[j][key])
 		if desc {
@@ -180,71 +235,82 @@ func oracleIDs(rows []oracleRow, terms []filter.Term, sortParam string) []string
 	return ids
 }
 
-// sampleTerms returns terms exercising every operator on attr, with values
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case time.Time:
+		return x.UTC().Format(timestampLayout)
+	}
+	panic(fmt.Sprintf("type %T", v))
+}
+
+// sampleTerms returns terms exercising each of ops on attr, with values
 // taken from the data.
-func sampleTerms(rows []oracleRow, attr string, rng *rand.Rand) []filter.Term {
+func sampleTerms(rows []oracleRow, attr string, ops []filter.Op, rng *rand.Rand) []filter.Term {
 	n := len(rows)
-	picks := []oracleRow{rows[0], rows[n/2], rows[n-1], rows[rng.IntN(n)], rows[rng.IntN(n)]}
+	var picks []oracleRow
+	for _, p := range []oracleRow{rows[0], rows[n/2], rows[n-1], rows[rng.IntN(n)], rows[rng.IntN(n)], rows[rng.IntN(n)]} {
+		if _, ok := p[attr]; ok {
+			picks = append(picks, p)
+		}
+	}
 	var terms []filter.Term
-	format := func(v any) string {
-		switch x := v.(type) {
-		case string:
-			return x
-		case int64:
-			return strconv.FormatInt(x, 10)
-		case bool:
-			return strconv.FormatBool(x)
-		case time.Time:
-			return x.UTC().Format(timestampLayout)
-		}
-		panic("type")
-	}
 	for _, p := range picks {
-		v := format(p[attr])
-		for _, op := range []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le} {
-			if _, isBool := p[attr].(bool); isBool && op != filter.Eq {
-				continue
+		v := formatValue(p[attr])
+		for _, op := range ops {
+			switch op {
+			case filter.In:
+				other := rows[rng.IntN(n)][attr]
+				vals := []string{v}
+				if other != nil {
+					vals = append(vals, formatValue(other))
+				}
+				if _, isString := p[attr].(string); isString {
+					vals = append(vals, "no-such-value-"+strconv.Itoa(rng.IntN(9)))
+				}
+				terms = append(terms, filter.NewTerm(filter.In, attr, vals...))
+			case filter.Like:
+				s := p[attr].(string)
+				terms = append(terms, filter.NewTerm(filter.Like, attr, s), filter.NewTerm(filter.Like, attr, "*"))
+				if len(s) >= 2 {
+					k := 1 + rng.IntN(len(s)-1)
+					for len(s) > k && !utf8Boundary(s, k) {
+						k++
+					}
+					terms = append(terms,
+						filter.NewTerm(filter.Like, attr, s[:k]+"*"),
+						filter.NewTerm(filter.Like, attr, "*"+s[k:]),
+						filter.NewTerm(filter.Like, attr, "*"+s[k:]+"*"))
+				}
+			default:
+				terms = append(terms, filter.NewTerm(op, attr, v))
 			}
-			terms = append(terms, filter.NewTerm(op, attr, v))
 		}
-		other := format(rows[rng.IntN(n)][attr])
-		terms = append(terms, filter.NewTerm(filter.In, attr, v, other, "no-such-value-"+strconv.Itoa(rng.IntN(9))))
-		if s, ok := p[attr].(string); ok && len(s) >= 2 {
-			k := 1 + rng.IntN(len(s)-1)
-			for len(s) > k && !utf8Boundary(s, k) {
-				k++
-			}
-			terms = append(terms,
-				filter.NewTerm(filter.Like, attr, s[:k]+"*"),
-				filter.NewTerm(filter.Like, attr, "*"+s[k:]),
-				filter.NewTerm(filter.Like, attr, "*"+s[k:]+"*"),
-				filter.NewTerm(filter.Like, attr, s),
-				filter.NewTerm(filter.Like, attr, "*"))
-		}
-	}
-	if _, isBool := rows[0][attr].(bool); isBool {
-		terms = append(terms, filter.NewTerm(filter.Eq, attr, "false"), filter.NewTerm(filter.In, attr, "true", "false"))
 	}
 	return terms
 }
 
 func utf8Boundary(s string, i int) bool { return i >= len(s) || s[i] < 0x80 || s[i] >= 0xC0 }
 
-// numeric values in In must parse for the oracle; drop the junk value there.
-func fixForKind(tm filter.Term, rows []oracleRow) filter.Term {
-	switch rows[0][tm.Attribute].(type) {
-	case int64, bool, time.Time:
-		vals := tm.Values[:0:0]
-		for _, v := range tm.Values {
-			if !strings.HasPrefix(v, "no-such-value") {
-				vals = append(vals, v)
-			}
+// sampleValue is a valid value of attr for an operator the attribute does
+// not support.
+func sampleValue(rows []oracleRow, attr string) string {
+	for _, r := range rows {
+		if v, ok := r[attr]; ok {
+			return formatValue(v)
 		}
-		tm.Values = vals
 	}
-	return tm
+	panic(attr)
 }
 
+// TestFilterOperatorsAgainstOracle checks every operator the service
+// documents on every filterable attribute, under every sort, against the
+// oracle; and that every other operator is refused.
 func TestFilterOperatorsAgainstOracle(t *testing.T) {
 	s := New(Options{Orders: 700, Files: 300, Accounts: 260, Seed: 7})
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -252,9 +318,12 @@ func TestFilterOperatorsAgainstOracle(t *testing.T) {
 	for _, res := range []string{"orders", "files", "accounts"} {
 		rows := oracleRows(s, res)
 		var all []filter.Term
-		for _, attr := range filterableAttrs[res] {
-			for _, tm := range sampleTerms(rows, attr, rng) {
-				tm = fixForKind(tm, rows)
+		for _, attr := range filterAttrs(res) {
+			ops := serviceFilters[res][attr]
+			terms := sampleTerms(rows, attr, ops, rng)
+			seen := map[filter.Op]bool{}
+			for _, tm := range terms {
+				seen[tm.Op] = true
 				all = append(all, tm)
 				text := filter.Expr{tm}.String()
 				for _, sortParam := range sortValues[res] {
@@ -262,10 +331,49 @@ func TestFilterOperatorsAgainstOracle(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s %s: %v", res, text, err)
 					}
-					if want := oracleIDs(rows, []filter.Term{tm}, sortParam); !slices.Equal(got, want) {
+					if want := oracleIDs(res, rows, []filter.Term{tm}, sortParam); !slices.Equal(got, want) {
 						t.Fatalf("%s filter=%s sort=%s: got %d ids, want %d", res, text, sortParam, len(got), len(want))
 					}
 					checked++
+				}
+			}
+			if len(seen) != len(ops) {
+				t.Fatalf("%s %s: sampled operators %v of %v", res, attr, seen, ops)
+			}
+			// Every other operator is refused, naming the attribute and the
+			// operators it supports.
+			var opNames []string // in documentation order
+			for _, op := range filter.Ops() {
+				if slices.Contains(ops, op) {
+					opNames = append(opNames, string(op))
+				}
+			}
+			for _, op := range filter.Ops() {
+				if slices.Contains(ops, op) {
+					continue
+				}
+				text := filter.Expr{filter.NewTerm(op, attr, sampleValue(rows, attr))}.String()
+				_, err := s.ExpectedIDs(res, text, "")
+				if err == nil {
+					t.Fatalf("%s: %s accepted", res, text)
+				}
+				for _, want := range []string{"Could not parse the supplied filter", `"` + attr + `"`, strings.Join(opNames, ", ")} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("%s %s: error %q does not contain %q", res, text, err, want)
+					}
+				}
+			}
+		}
+		// Attributes the service does not filter on are refused, naming
+		// the filterable ones.
+		for _, attr := range unfilterable[res] {
+			_, err := s.ExpectedIDs(res, "eq("+attr+",x)", "")
+			if err == nil || !strings.Contains(err.Error(), `"`+attr+`"`) {
+				t.Fatalf("%s: filter on %s: %v", res, attr, err)
+			}
+			for _, a := range filterAttrs(res) {
+				if !strings.Contains(err.Error(), a) {
+					t.Errorf("%s: error %q does not name %s", res, err, a)
 				}
 			}
 		}
@@ -281,10 +389,19 @@ func TestFilterOperatorsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", res, text, err)
 			}
-			if want := oracleIDs(rows, terms, sortParam); !slices.Equal(got, want) {
+			if want := oracleIDs(res, rows, terms, sortParam); !slices.Equal(got, want) {
 				t.Fatalf("%s filter=%s sort=%s: got %d ids, want %d", res, text, sortParam, len(got), len(want))
 			}
 			checked++
+		}
+		// Sorts outside the reference are refused.
+		for _, attr := range []string{"id", "updated_at", "name", "amount", "created_at", "file_size", "without_tax", "email"} {
+			for _, sortParam := range []string{attr, "-" + attr} {
+				_, err := s.ExpectedIDs(res, "", sortParam)
+				if slices.Contains(sortValues[res], sortParam) != (err == nil) {
+					t.Errorf("%s sort=%s: %v", res, sortParam, err)
+				}
+			}
 		}
 	}
 	t.Logf("%d filter/sort combinations checked", checked)
@@ -294,23 +411,32 @@ func TestFilterOperatorsAgainstOracle(t *testing.T) {
 // for a few filters of each operator, by paging through all results.
 func TestFilterOverHTTP(t *testing.T) {
 	c := startServer(t, Options{Orders: 400, Files: 120, Accounts: 90})
+	o := c.s.Orders()[17]
+	unicodeName := c.s.Orders()[slices.IndexFunc(c.s.Orders(), func(o Order) bool { return !isASCII(o.CustomerName) })].CustomerName
 	cases := []struct{ res, filter, sort string }{
 		{"orders", "eq(status,complete)", ""},
-		{"orders", "in(currency,EUR,GBP):gt(amount,100000)", "-updated_at"},
-		{"orders", "like(email,*@example.org)", "id"},
+		{"orders", "eq(currency,EUR):gt(with_tax,100000)", "-with_tax"},
+		{"orders", "like(email,*@example.org)", "status"},
 		{"orders", "ge(created_at,2024-01-01T01:00:00.000Z):lt(created_at,2024-01-01T03:00:00.000Z)", "-created_at"},
-		{"orders", "le(amount,5000.5)", ""},
-		{"orders", "eq(name,Zoë Müller)", ""},
-		{"files", "eq(public,true):like(mime_type,image/*)", "-id"},
-		{"files", "ge(file_size,1000000)", "updated_at"},
+		{"orders", "le(without_tax,5000)", "payment"},
+		{"orders", "eq(name," + unicodeName + ")", ""},
+		{"orders", "eq(product_sku," + o.ProductSKU + ")", "-shipping"},
+		{"orders", "like(shipping_postcode," + o.ShippingPostcode[:2] + "*)", ""},
+		{"orders", "eq(contact.email," + o.ContactEmail + ")", "created_at"},
+		{"files", "like(file_name,photo-*):ge(width,1000)", ""},
+		{"files", "ge(file_size,1000000):lt(height,3000)", ""},
 		{"accounts", `like(name,"*,*")`, "name"},
-		{"accounts", `eq(parent_id,"")`, "-name"},
-		{"accounts", `gt(name,"M")`, "-name"},
+		{"accounts", `in(external_ref,crm-000001,crm-000005,nope)`, "-name"},
+		{"accounts", `like(name,"*o*")`, "-updated_at"},
+		{"accounts", `gt(id,"8"):gt(created_at,2024-01-02T00:00:00.000Z)`, "id"},
 	}
 	for _, tc := range cases {
 		want, err := c.s.ExpectedIDs(tc.res, tc.filter, tc.sort)
 		if err != nil {
 			t.Fatalf("%+v: %v", tc, err)
+		}
+		if len(want) == 0 {
+			t.Errorf("%+v: matches nothing; the case proves little", tc)
 		}
 		var got []string
 		for offset := 0; ; offset += 13 {
@@ -347,26 +473,41 @@ func TestFilterErrors(t *testing.T) {
 		{"orders", "eq(status,complete);eq(payment,paid)", []string{parsePrefix}},
 		{"orders", "", []string{parsePrefix}},
 		{"orders", strings.Repeat("eq(status,complete):", 410) + "eq(status,complete)", []string{parsePrefix, "8192"}},
-		{"orders", "eq(colour,red)", []string{`"colour"`, "id, status, payment, shipping, order_number, external_ref, email, name, currency, amount, created_at, updated_at"}},
+		{"orders", "eq(colour,red)", []string{`"colour"`, "status, payment, shipping, order_number, external_ref, email, name, currency, with_tax, created_at, updated_at, without_tax, customer_id"}},
 		{"orders", "eq(customer.email,a@b.c)", []string{`"customer.email"`}},
+		{"orders", "gt(amount,100)", []string{`"amount"`, "with_tax"}},
+		{"orders", "eq(id,x)", []string{`"id"`}},
+		{"orders", "in(status,complete,processing)", []string{parsePrefix, "operator in", `"status"`, "supported operators for status are eq."}},
+		{"orders", "like(status,comp*)", []string{parsePrefix, "operator like", `"status"`}},
+		{"orders", "eq(with_tax,1000)", []string{parsePrefix, "operator eq", `"with_tax"`, "gt, ge, lt, le"}},
+		{"orders", "like(created_at,2024*)", []string{parsePrefix, "like", "created_at", "eq, gt, ge, lt, le"}},
+		{"orders", "in(created_at,2024-01-01T00:00:00.000Z)", []string{parsePrefix, "operator in"}},
+		{"orders", "gt(email,a)", []string{parsePrefix, `"email"`, "eq, like"}},
 		{"files", "eq(name,x)", []string{`"name"`, "file_name"}},
+		{"files", "eq(public,true)", []string{`"public"`, "id, file_name, file_size, width, height"}},
+		{"files", "ge(created_at,2024-01-01T00:00:00.000Z)", []string{`"created_at"`}},
+		{"files", "eq(updated_at,2024-01-01T00:00:00.000Z)", []string{`"updated_at"`}},
+		{"files", "like(mime_type,image/*)", []string{`"mime_type"`}},
+		{"files", "eq(id,x)", []string{parsePrefix, `"id"`, "supported operators for id are in."}},
+		{"files", "eq(file_size,100)", []string{parsePrefix, "gt, ge, lt, le"}},
+		{"files", "in(file_name,a.png,b.png)", []string{parsePrefix, "eq, like"}},
 		{"accounts", "eq(status,x)", []string{`"status"`, "legal_name"}},
+		{"accounts", "eq(parent_id,x)", []string{`"parent_id"`}},
+		{"accounts", "in(name,a,b)", []string{parsePrefix, "eq, like."}},
+		{"accounts", "gt(external_ref,a)", []string{parsePrefix, "eq, like, in"}},
+		{"accounts", "like(id,a*)", []string{parsePrefix, "eq, in, gt, ge, lt, le"}},
 		{"orders", "ge(created_at,2024-01-01)", []string{"created_at", "2006-01-02T15:04:05.000Z"}},
 		{"orders", "ge(created_at,2024-01-01T00:00:00Z)", []string{"created_at"}},
 		{"orders", "ge(updated_at,2024-01-01T00:00:00.000+01:00)", []string{"updated_at"}},
 		{"orders", "ge(created_at,2024-02-30T00:00:00.000Z)", []string{"created_at"}},
-		{"accounts", "in(created_at,2024-01-01T00:00:00.000Z,yesterday)", []string{"yesterday"}},
-		{"orders", "like(amount,1*)", []string{"like", "amount"}},
-		{"orders", "like(created_at,2024*)", []string{"like", "created_at"}},
-		{"files", "like(public,t*)", []string{"like", "public"}},
-		{"files", "gt(public,false)", []string{"gt", "public", "true or false"}},
-		{"files", "eq(public,yes)", []string{`"yes"`, "true or false"}},
-		{"files", "eq(public,TRUE)", []string{`"TRUE"`}},
-		{"orders", "eq(amount,abc)", []string{`"abc"`, "number"}},
-		{"orders", "eq(amount,1e5)", []string{`"1e5"`}},
-		{"orders", "eq(amount,0x10)", []string{`"0x10"`}},
-		{"orders", "gt(amount,Inf)", []string{`"Inf"`}},
-		{"files", "in(file_size,1,2,x)", []string{`"x"`}},
+		{"accounts", "eq(created_at,yesterday)", []string{"yesterday"}},
+		{"orders", "gt(with_tax,abc)", []string{`"abc"`, "integer"}},
+		{"orders", "gt(with_tax,100.25)", []string{`"100.25"`, "integer", "minor units"}},
+		{"orders", "gt(with_tax,1e5)", []string{`"1e5"`}},
+		{"orders", "lt(without_tax,0x10)", []string{`"0x10"`}},
+		{"orders", "gt(with_tax,Inf)", []string{`"Inf"`}},
+		{"orders", "gt(with_tax,99999999999999999999)", []string{`"99999999999999999999"`}},
+		{"files", "gt(width,+5)", []string{`"+5"`}},
 	}
 	for _, tc := range cases {
 		name := tc.res + "?filter=" + tc.filter
@@ -394,13 +535,17 @@ func TestFilterErrors(t *testing.T) {
 		})
 	}
 	// Accepted edge cases.
-	for _, f := range []string{"eq(amount,-5)", "gt(amount,100.25)", "in(status,complete)", `eq(external_ref,"")`, "eq(file_size,0)"} {
-		res := "orders"
-		if strings.Contains(f, "file_size") {
-			res = "files"
-		}
-		if resp, body := c.get("/v2/"+res, url.Values{"filter": {f}}.Encode()); resp.StatusCode != 200 {
-			t.Errorf("%s: %d %s", f, resp.StatusCode, body)
+	for _, tc := range []struct{ res, filter string }{
+		{"orders", "gt(with_tax,-5)"},
+		{"orders", `eq(external_ref,"")`},
+		{"orders", `eq(customer_id,"")`},
+		{"orders", `gt(created_at,"2024-01-01T00:00:00.000Z")`},
+		{"files", "ge(file_size,0)"},
+		{"files", "in(id,a,b,c)"},
+		{"accounts", "in(id,x)"},
+	} {
+		if resp, body := c.get("/v2/"+tc.res, url.Values{"filter": {tc.filter}}.Encode()); resp.StatusCode != 200 {
+			t.Errorf("%s %s: %d %s", tc.res, tc.filter, resp.StatusCode, body)
 		}
 	}
 }
@@ -416,11 +561,14 @@ func TestQuotingRoundTrip(t *testing.T) {
 		if strings.ContainsAny(a.Name, `,()'":\* `) || strings.TrimSpace(a.Name) != a.Name || !isASCII(a.Name) {
 			hostile++
 		}
-		for _, f := range []string{
+		filters := []string{
 			"eq(name," + filter.QuoteValue(a.Name) + ")",
 			filter.Expr{filter.NewTerm(filter.Eq, "legal_name", a.LegalName)}.String(),
-			filter.Expr{filter.NewTerm(filter.In, "name", a.Name, "nobody")}.String(),
-		} {
+		}
+		if !strings.Contains(a.LegalName, "*") { // like would take * as a wildcard
+			filters = append(filters, filter.Expr{filter.NewTerm(filter.Like, "legal_name", a.LegalName)}.String())
+		}
+		for _, f := range filters {
 			lb := c.list("accounts", q("filter", f))
 			if len(lb.Data) != 1 || lb.Data[0].ID != a.ID || lb.Data[0].Name != a.Name {
 				t.Errorf("filter %s: got %+v, want account %q", f, lb.Data, a.Name)
@@ -448,19 +596,18 @@ func isASCII(s string) bool {
 	return true
 }
 
-// tieGroup returns the storage-ordered ids of the largest group of records
-// sharing one created_at, and that time.
-func largestTieGroup(rows []oracleRow, attr string) ([]string, time.Time) {
-	groups := map[time.Time][]string{}
+// largestTieGroup returns the storage-ordered ids of the largest group of
+// records sharing one value of attr, and that value.
+func largestTieGroup(rows []oracleRow, attr string) ([]string, any) {
+	groups := map[any][]string{}
 	for _, r := range rows {
-		ts := r[attr].(time.Time)
-		groups[ts] = append(groups[ts], r["id"].(string))
+		groups[r[attr]] = append(groups[r[attr]], r["id"].(string))
 	}
 	var best []string
-	var at time.Time
-	for ts, ids := range groups {
+	var at any
+	for v, ids := range groups {
 		if len(ids) > len(best) {
-			best, at = ids, ts
+			best, at = ids, v
 		}
 	}
 	return best, at
@@ -485,15 +632,18 @@ func TestSortTies(t *testing.T) {
 		if pos := slices.IndexFunc(rows, func(r oracleRow) bool { return r["id"] == group[0] }); tc.res != "files" && pos < len(rows)/4 || pos > len(rows)*3/4 {
 			t.Errorf("%s: tie group starts at %d of %d", tc.res, pos, len(rows))
 		}
+		if tc.res == "files" {
+			continue // files cannot be sorted or filtered by created_at
+		}
 		for _, sortParam := range sortValues[tc.res] {
 			ids, err := c.s.ExpectedIDs(tc.res, "", sortParam)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := oracleIDs(rows, nil, sortParam); !slices.Equal(ids, want) {
+			if want := oracleIDs(tc.res, rows, nil, sortParam); !slices.Equal(ids, want) {
 				t.Errorf("%s sort=%s differs from a stable sort of storage order", tc.res, sortParam)
 			}
-			if strings.TrimPrefix(sortParam, "-") == "created_at" {
+			if sortParam == "" || strings.TrimPrefix(sortParam, "-") == "created_at" {
 				i := slices.Index(ids, group[0])
 				if i < 0 || !slices.Equal(ids[i:i+len(group)], group) {
 					t.Errorf("%s sort=%s: tie group not contiguous in storage order", tc.res, sortParam)
@@ -501,15 +651,19 @@ func TestSortTies(t *testing.T) {
 			}
 		}
 		// Paging inside the tie group by offset is stable and matches.
-		ts := at.Format(timestampLayout)
+		ts := formatValue(at)
 		var got []string
 		for offset := 0; offset < len(group); offset += 100 {
-			for _, sortParam := range []string{"created_at", "-created_at"} {
-				lb := c.list(tc.res, q("filter", "eq(created_at,"+ts+")", "sort", sortParam, "page[limit]", "100", "page[offset]", strconv.Itoa(offset)))
+			for _, sortParam := range []string{"created_at", "-created_at", ""} {
+				v := q("filter", "eq(created_at,"+ts+")", "page[limit]", "100", "page[offset]", strconv.Itoa(offset))
+				if sortParam != "" {
+					v.Set("sort", sortParam)
+				}
+				lb := c.list(tc.res, v)
 				if sortParam == "created_at" {
 					got = append(got, lb.ids()...)
 				} else if !slices.Equal(lb.ids(), group[offset:min(offset+100, len(group))]) {
-					t.Errorf("%s: descending page at %d of the tie group differs", tc.res, offset)
+					t.Errorf("%s: page at %d of the tie group with sort=%q differs", tc.res, offset, sortParam)
 				}
 			}
 		}
@@ -517,26 +671,156 @@ func TestSortTies(t *testing.T) {
 			t.Errorf("%s: paging the tie group gives a different order", tc.res)
 		}
 	}
-	// Default sort is created_at ascending.
-	def, _ := c.s.ExpectedIDs("orders", "", "")
-	asc, _ := c.s.ExpectedIDs("orders", "", "created_at")
-	if !slices.Equal(def, asc) {
-		t.Error("default sort is not created_at")
-	}
-	lb := c.list("orders", q("page[limit]", "100", "page[offset]", "900"))
-	if !slices.Equal(lb.ids(), asc[900:1000]) {
-		t.Error("API default order differs")
+	// The default order of orders and accounts is created_at descending,
+	// over the API too.
+	for _, res := range []string{"orders", "accounts"} {
+		def, _ := c.s.ExpectedIDs(res, "", "")
+		desc, _ := c.s.ExpectedIDs(res, "", "-created_at")
+		if !slices.Equal(def, desc) {
+			t.Errorf("%s: default order is not -created_at", res)
+		}
+		lb := c.list(res, q("page[limit]", "100", "page[offset]", "100"))
+		if !slices.Equal(lb.ids(), desc[100:200]) {
+			t.Errorf("%s: API default order differs", res)
+		}
 	}
 	// updated_at has the tie group too (a bulk import).
 	if g, _ := largestTieGroup(oracleRows(c.s, "orders"), "updated_at"); len(g) < 350 {
 		t.Errorf("updated_at tie group of %d", len(g))
 	}
+	// Sorting on attributes with few values keeps ties in storage order.
+	rows := oracleRows(c.s, "orders")
+	for _, sortParam := range []string{"status", "-payment"} {
+		ids, _ := c.s.ExpectedIDs("orders", "eq(status,complete)", sortParam)
+		if want := oracleIDs("orders", rows, []filter.Term{filter.NewTerm(filter.Eq, "status", "complete")}, "created_at"); !slices.Equal(ids, want) {
+			t.Errorf("sort=%s: equal values not in storage order", sortParam)
+		}
+	}
 }
 
-// TestKeysetTraversal walks all orders as section 4.3 describes, through
-// the API, and must see every order exactly once in ExpectedIDs order.
+// TestFilesOrderAndSortRefusal: files come in ascending id order, and any
+// sort is refused with a JSON:API error on the sort parameter, unless
+// IgnoreSort lets the list ignore it.
+func TestFilesOrderAndSortRefusal(t *testing.T) {
+	c := startServer(t, Options{Orders: 30, Files: 250, Accounts: 30})
+	files := c.s.Files()
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
+	}
+	slices.Sort(ids)
+	got, err := c.s.ExpectedIDs("files", "", "")
+	if err != nil || !slices.Equal(got, ids) {
+		t.Fatalf("files not in id order: %v", err)
+	}
+	var created []string
+	for _, f := range files { // storage order is created_at order
+		created = append(created, f.ID)
+	}
+	if slices.Equal(created, ids) {
+		t.Fatal("id order equals created_at order; the test proves nothing")
+	}
+	var paged []string
+	for offset := 0; offset < len(ids); offset += 100 {
+		paged = append(paged, c.list("files", q("page[limit]", "100", "page[offset]", strconv.Itoa(offset))).ids()...)
+	}
+	if !slices.Equal(paged, ids) {
+		t.Error("API order of files is not ascending id")
+	}
+	for _, sortParam := range []string{"created_at", "-created_at", "id", "file_name", "", "-updated_at"} {
+		resp, body := c.get("/v2/files", url.Values{"sort": {sortParam}, "filter": {"gt(file_size,1)"}}.Encode())
+		e := c.wantError(400, resp, body)
+		if string(e.Status) != "400" || e.Title != "Bad Request" || !strings.Contains(e.Detail, "sort") ||
+			!strings.Contains(e.Detail, "files") || e.Source == nil || e.Source.Parameter != "sort" {
+			t.Errorf("sort=%q: %s", sortParam, body)
+		}
+		if _, err := c.s.ExpectedIDs("files", "", sortParam); sortParam != "" && (err == nil || !strings.Contains(err.Error(), "sort")) {
+			t.Errorf("ExpectedIDs sort=%q: %v", sortParam, err)
+		}
+	}
+
+	// IgnoreSort, switched at run time.
+	c.s.SetIgnoreSort("files", "orders")
+	for _, sortParam := range []string{"created_at", "-id", "nonsense", ""} {
+		lb := c.list("files", q("sort", sortParam, "page[limit]", "100"))
+		if !slices.Equal(lb.ids(), ids[:100]) {
+			t.Errorf("ignored sort=%q: not the default order", sortParam)
+		}
+		if got, err := c.s.ExpectedIDs("files", "", sortParam); err != nil || !slices.Equal(got, ids) {
+			t.Errorf("ExpectedIDs with ignored sort=%q: %v", sortParam, err)
+		}
+	}
+	def, _ := c.s.ExpectedIDs("orders", "", "")
+	if lb := c.list("orders", q("sort", "with_tax", "page[limit]", "30")); !slices.Equal(lb.ids(), def) {
+		t.Error("orders: ignored sort changes the order")
+	}
+	// Accounts still sort, and refuse unknown sorts.
+	resp, body := c.get("/v2/accounts", "sort=nonsense")
+	c.wantError(400, resp, body)
+	c.s.SetIgnoreSort()
+	resp, body = c.get("/v2/files", "sort=id")
+	c.wantError(400, resp, body)
+	if lb := c.list("orders", q("sort", "with_tax", "page[limit]", "30")); slices.Equal(lb.ids(), def) {
+		t.Error("orders: sort=with_tax ignored after SetIgnoreSort()")
+	}
+
+	// The option.
+	loose := startServer(t, Options{Orders: 5, Files: 5, Accounts: 5, IgnoreSort: []string{"accounts"}})
+	if resp, body := loose.get("/v2/accounts", "sort=whatever"); resp.StatusCode != 200 {
+		t.Errorf("IgnoreSort option: %d %s", resp.StatusCode, body)
+	}
+	resp, body = loose.get("/v2/files", "sort=id")
+	loose.wantError(400, resp, body)
+}
+
+// TestFileSizeTieGroups makes more files of one exact size than one list
+// can page through by offset.
+func TestFileSizeTieGroups(t *testing.T) {
+	c := startServer(t, Options{Orders: 5, Files: 10100, Accounts: 5, FileSizeTieGroups: []int{10001, 30}})
+	files := c.s.Files()
+	bySize := map[int64]int{}
+	for _, f := range files {
+		bySize[f.FileSize]++
+	}
+	var groups []int
+	var big int64
+	for size, n := range bySize {
+		if n > 1 {
+			groups = append(groups, n)
+		}
+		if n == 10001 {
+			big = size
+		}
+	}
+	slices.Sort(groups)
+	if !slices.Equal(groups, []int{30, 10001}) {
+		t.Fatalf("file_size groups %v, want exactly [30 10001]", groups)
+	}
+	f := "ge(file_size," + strconv.FormatInt(big, 10) + "):le(file_size," + strconv.FormatInt(big, 10) + ")"
+	lb := c.list("files", q("filter", f, "page[limit]", "100", "page[offset]", "10000"))
+	if _, total := lb.pagination(); total != 10001 || len(lb.Data) != 1 {
+		t.Errorf("results.total %d, %d records at offset 10000", total, len(lb.Data))
+	}
+	resp, body := c.get("/v2/files", url.Values{"filter": {f}, "page[offset]": {"10001"}}.Encode())
+	c.wantError(400, resp, body)
+
+	// By default sizes are spread.
+	spread := New(Options{Orders: 5, Files: 5000, Accounts: 5})
+	if g, _ := largestTieGroup(oracleRows(spread, "files"), "file_size"); len(g) > 3 {
+		t.Errorf("default file sizes: %d files share one size", len(g))
+	}
+	for _, f := range spread.Files() {
+		if f.FileSize < 512 || f.FileSize > 512+20<<20 {
+			t.Fatalf("file_size %d", f.FileSize)
+		}
+	}
+}
+
+// TestKeysetTraversal walks all orders by created_at, and all accounts by
+// id, through the API, and must see every record exactly once in
+// ExpectedIDs order.
 func TestKeysetTraversal(t *testing.T) {
-	c := startServer(t, Options{Orders: 12000, Files: 5, Accounts: 5, OrderTieGroups: []int{350, 150}})
+	c := startServer(t, Options{Orders: 12000, Files: 5, Accounts: 3000, OrderTieGroups: []int{350, 150}})
 	want, _ := c.s.ExpectedIDs("orders", "", "created_at")
 
 	// By created_at with ge, skipping what was already seen at the cursor.
@@ -575,8 +859,8 @@ func TestKeysetTraversal(t *testing.T) {
 		t.Fatalf("created_at traversal: %d ids, want %d (or order differs)", len(got), len(want))
 	}
 
-	// By id with gt.
-	wantByID, _ := c.s.ExpectedIDs("orders", "", "id")
+	// Accounts by id with gt.
+	wantByID, _ := c.s.ExpectedIDs("accounts", "", "id")
 	got = got[:0]
 	last := ""
 	for {
@@ -584,17 +868,17 @@ func TestKeysetTraversal(t *testing.T) {
 		if last != "" {
 			v.Set("filter", "gt(id,"+last+")")
 		}
-		lb := c.list("orders", v)
+		lb := c.list("accounts", v)
 		if len(lb.Data) == 0 {
 			break
 		}
 		got = append(got, lb.ids()...)
 		last = lb.Data[len(lb.Data)-1].ID
 	}
-	if !slices.Equal(got, wantByID) {
+	if !slices.Equal(got, wantByID) || len(got) != 3000 {
 		t.Fatalf("id traversal: %d ids, want %d", len(got), len(wantByID))
 	}
-	if slices.Equal(want, wantByID) {
+	if byCreated, _ := c.s.ExpectedIDs("accounts", "", "created_at"); slices.Equal(byCreated, wantByID) {
 		t.Error("ids sort like created_at")
 	}
 }
@@ -604,8 +888,12 @@ func TestExpectedIDsErrors(t *testing.T) {
 	if _, err := s.ExpectedIDs("customers", "", ""); err == nil {
 		t.Error("unknown resource accepted")
 	}
-	if _, err := s.ExpectedIDs("orders", "", "name"); err == nil || !strings.Contains(err.Error(), "allowed values") {
+	if _, err := s.ExpectedIDs("orders", "", "name"); err == nil ||
+		!strings.Contains(err.Error(), "allowed values are created_at, -created_at, payment, -payment, shipping, -shipping, status, -status, with_tax, -with_tax") {
 		t.Errorf("bad sort: %v", err)
+	}
+	if _, err := s.ExpectedIDs("files", "", "created_at"); err == nil || !strings.Contains(err.Error(), "remove the sort parameter") {
+		t.Errorf("files sort: %v", err)
 	}
 	if s.Count("orders") != 5 || s.Count("nope") != 0 {
 		t.Error("Count")

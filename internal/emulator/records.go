@@ -13,24 +13,49 @@ type Order struct {
 	Shipping      string // unfulfilled or fulfilled
 	OrderNumber   string // ORD-0000123
 	ExternalRef   string
-	CustomerName  string
-	CustomerEmail string
-	Amount        int64 // with tax, in minor units
-	Currency      string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
-
-// File is a copy of one file as the emulator serves it.
-type File struct {
-	ID        string
-	FileName  string
-	MimeType  string
-	FileSize  int64
-	Public    bool
-	Link      string
+	CustomerName  string // customer.name (filter attribute name)
+	CustomerEmail string // customer.email (filter attribute email)
+	// CustomerID is the registered customer who placed the order; empty for
+	// guest orders and account orders.
+	CustomerID string
+	// AccountID and AccountMemberID are set for orders placed by an account
+	// member, and empty otherwise.
+	AccountID       string
+	AccountMemberID string
+	ContactName     string // contact.name
+	ContactEmail    string // contact.email
+	// ShippingPostcode and BillingPostcode are the postcodes of the
+	// shipping and billing addresses.
+	ShippingPostcode string
+	BillingPostcode  string
+	// The order's one line item: its id and the product's id and SKU.
+	ItemID     string
+	ProductID  string
+	ProductSKU string // SKU-0042
+	WithTax    int64  // meta.display_price.with_tax.amount, in minor units
+	WithoutTax int64  // meta.display_price.without_tax.amount, in minor units
+	// Amount is WithTax.
+	//
+	// Deprecated: the service calls it with_tax; use WithTax.
+	Amount    int64
+	Currency  string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// File is a copy of one file as the emulator serves it. Files have no
+// updated_at.
+type File struct {
+	ID       string
+	FileName string
+	MimeType string
+	FileSize int64
+	Public   bool
+	// Width and Height are meta.dimensions, in pixels, for images (a
+	// mime_type of image/*); both are 0 for other files, which have none.
+	Width, Height int64
+	Link          string // link.href, the download address
+	CreatedAt     time.Time
 }
 
 // Account is a copy of one account as the emulator serves it.
@@ -52,20 +77,29 @@ func orderAt(t *table, row int32) Order {
 	return Order{
 		ID: s[ordID][row], Status: s[ordStatus][row], Payment: s[ordPayment][row], Shipping: s[ordShipping][row],
 		OrderNumber: s[ordNumber][row], ExternalRef: s[ordExtRef][row],
-		CustomerName: s[ordName][row], CustomerEmail: s[ordEmail][row],
-		Amount: t.num[ordAmount][row], Currency: s[ordCurrency][row],
+		CustomerName: s[ordName][row], CustomerEmail: s[ordEmail][row], CustomerID: s[ordCustomerID][row],
+		AccountID: s[ordAccountID][row], AccountMemberID: s[ordMemberID][row],
+		ContactName: s[ordContactName][row], ContactEmail: s[ordContactEmail][row],
+		ShippingPostcode: s[ordShipPostcode][row], BillingPostcode: s[ordBillPostcode][row],
+		ItemID: s[ordItemID][row], ProductID: s[ordProductID][row], ProductSKU: s[ordProductSKU][row],
+		WithTax: t.num[ordWithTax][row], WithoutTax: t.num[ordWithoutTax][row], Amount: t.num[ordWithTax][row],
+		Currency:  s[ordCurrency][row],
 		CreatedAt: msTime(t.num[ordCreated][row]), UpdatedAt: msTime(t.num[ordUpdated][row]),
 	}
 }
 
 func fileAt(t *table, row int32) File {
 	s := t.str
-	return File{
+	f := File{
 		ID: s[fileID][row], FileName: s[fileName][row], MimeType: s[fileMime][row],
 		FileSize: t.num[fileSize][row], Public: t.boo[filePublic][row],
 		Link:      fileLink(s[fileID][row], s[fileName][row]),
-		CreatedAt: msTime(t.num[fileCreated][row]), UpdatedAt: msTime(t.num[fileUpdated][row]),
+		CreatedAt: msTime(t.num[fileCreated][row]),
 	}
+	if w := t.num[fileWidth][row]; w != nullNum {
+		f.Width, f.Height = w, t.num[fileHeight][row]
+	}
+	return f
 }
 
 func accountAt(t *table, row int32) Account {
@@ -112,13 +146,16 @@ func (s *Server) Count(resource string) int {
 // ExpectedIDs returns the ids of all records of resource matching filter, in
 // the order of sort, exactly as the list endpoint would serve them page by
 // page (but without paging or offset limits). An empty filter or sort means
-// the parameter is absent. The error carries the detail the API would send.
+// the parameter is absent: sort "" gives the service's default order
+// (created_at descending for orders and accounts, ascending id for files).
+// The error carries the detail the API would send, e.g. for any sort of
+// files or an operator the attribute does not support.
 func (s *Server) ExpectedIDs(resource, filter, sort string) ([]string, error) {
 	t := s.table(resource)
 	if t == nil {
 		return nil, fmt.Errorf("%q: %w", resource, errUnknownResource)
 	}
-	q, aerr := compileQuery(t.sch, filter, filter != "", sort, sort != "")
+	q, aerr := compileQuery(t.sch, filter, filter != "", sort, sort != "", s.ignoresSort(resource))
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -167,7 +204,9 @@ func (s *Server) insert(t *table) int32 {
 		}
 	}
 	t.num[t.sch.created][row] = now
-	t.num[t.sch.updated][row] = now
+	if t.sch.updated >= 0 {
+		t.num[t.sch.updated][row] = now
+	}
 	t.indexInsert(row)
 	t.version++
 	return row
@@ -180,10 +219,10 @@ func (s *Server) update(t *table, id string) (int32, error) {
 	if !ok {
 		return 0, fmt.Errorf("no %s with id %q", t.sch.typ, id)
 	}
-	t.indexRemoveCol(t.sch.updated, row)
-	t.num[t.sch.updated][row] = s.tick()
-	t.indexInsertCol(t.sch.updated, row)
-	// Change an attribute that no index depends on.
+	t.indexRemove(row)
+	if t.sch.updated >= 0 {
+		t.num[t.sch.updated][row] = s.tick()
+	}
 	switch t.sch {
 	case orderSchema:
 		switch t.str[ordStatus][row] {
@@ -197,6 +236,7 @@ func (s *Server) update(t *table, id string) (int32, error) {
 	case accountSchema:
 		t.str[accExtRef][row] = padInt("crm-u", int(t.version), 6)
 	}
+	t.indexInsert(row)
 	t.version++
 	return row, nil
 }
@@ -208,9 +248,7 @@ func (s *Server) remove(t *table, id string) error {
 	if !ok {
 		return fmt.Errorf("no %s with id %q", t.sch.typ, id)
 	}
-	for _, col := range t.sch.sortCols {
-		t.indexRemoveCol(col, row)
-	}
+	t.indexRemove(row)
 	t.deleted[row] = true
 	t.live--
 	t.version++
@@ -239,8 +277,8 @@ func (s *Server) UpdateOrder(id string) (Order, error) {
 	return recordAt(s, s.orders, row, orderAt), nil
 }
 
-// UpdateFile changes a file (toggling public) and sets its updated_at to the
-// emulator clock.
+// UpdateFile changes a file: it toggles public. Files have no updated_at, so
+// nothing records when.
 func (s *Server) UpdateFile(id string) (File, error) {
 	row, err := s.update(s.files, id)
 	if err != nil {
@@ -282,7 +320,7 @@ func (s *Server) Insert(resource string) (string, error) {
 }
 
 // Update changes a record of resource and sets its updated_at to the
-// emulator clock.
+// emulator clock (files, which have none, only change).
 func (s *Server) Update(resource, id string) error {
 	t := s.table(resource)
 	if t == nil {

@@ -40,12 +40,20 @@ type Options struct {
 	// of 350 orders, 40 files or 30 accounts (smaller for small counts); an
 	// empty non-nil slice means none.
 	OrderTieGroups, FileTieGroups, AccountTieGroups []int
+	// FileSizeTieGroups are the sizes of groups of files sharing one exact
+	// file_size that no other file has (e.g. 10,001, more than one list can
+	// page through by offset). Default none: sizes spread from 512 B to
+	// 20 MiB.
+	FileSizeTieGroups []int
 
 	// ClientID and ClientSecret are the accepted credentials. Default
 	// "emulator-client-id" and "emulator-client-secret".
 	ClientID, ClientSecret string
 	// TokenLifetime is the lifetime of issued tokens. Default 1h.
 	TokenLifetime time.Duration
+	// TokenRequests is how many resource requests each token is accepted
+	// for; later ones get 401 as if it had been revoked. 0 means unlimited.
+	TokenRequests int
 
 	// Latency is added to every request, the token endpoint included.
 	Latency time.Duration
@@ -75,6 +83,11 @@ type Options struct {
 	// records and page and results at the top level of list bodies (the
 	// documented flat form) instead of under meta.
 	FlatTimestamps bool
+	// IgnoreSort lists resources ("orders", "files", "accounts") whose list
+	// endpoint accepts any sort value and ignores it, serving its default
+	// order, as a looser service would. By default an unsupported sort gets
+	// 400, and files refuse every sort. See also SetIgnoreSort.
+	IgnoreSort []string
 
 	// Now is the wall clock used for timestamps of writes (which are also
 	// always later than every seeded timestamp and strictly increasing).
@@ -154,6 +167,7 @@ type Server struct {
 	latency            atomic.Int64 // time.Duration
 	tokenLifetime      atomic.Int64 // time.Duration
 	softOffsetEnforced atomic.Bool
+	ignoreSort         atomic.Uint32 // resourceBit set
 	limiter            rateLimiter
 	faults             atomic.Pointer[FaultFunc]
 
@@ -180,12 +194,12 @@ func New(opts Options) *Server {
 	wg.Wait()
 	s.clock = opts.BaseTime.UnixMilli()
 	for _, t := range []*table{s.orders, s.files, s.accounts} {
-		for _, v := range t.num[t.sch.updated] {
-			s.clock = max(s.clock, v)
-		}
+		s.clock = t.latest(s.clock)
 	}
+	s.ignoreSort.Store(resourceBits(opts.IgnoreSort))
 	s.latency.Store(int64(opts.Latency))
 	s.tokenLifetime.Store(int64(opts.TokenLifetime))
+	s.tokens.maxUses.Store(int64(max(opts.TokenRequests, 0)))
 	s.softOffsetEnforced.Store(!opts.LenientSoftOffsetLimit)
 	s.limiter.set(opts.RateLimit, time.Now())
 	s.SetFaults(opts.Faults)
@@ -252,6 +266,11 @@ func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
 // already issued keep theirs.
 func (s *Server) SetTokenLifetime(d time.Duration) { s.tokenLifetime.Store(int64(d)) }
 
+// SetTokenRequests sets how many resource requests each token is accepted
+// for (0 = unlimited). It applies at once, to tokens already issued too:
+// their requests so far count.
+func (s *Server) SetTokenRequests(n int) { s.tokens.maxUses.Store(int64(max(n, 0))) }
+
 // ExpireAllTokens makes every token issued so far expired: requests with
 // them get 401 saying so.
 func (s *Server) ExpireAllTokens() { s.tokens.expireAll(time.Now()) }
@@ -267,6 +286,10 @@ func (s *Server) SetRateLimit(rps float64) { s.limiter.set(rps, time.Now()) }
 // SetSoftOffsetLimitEnforced switches whether accounts refuse offsets above
 // the soft offset limit (the default) or serve them.
 func (s *Server) SetSoftOffsetLimitEnforced(enforced bool) { s.softOffsetEnforced.Store(enforced) }
+
+// SetIgnoreSort sets the resources whose list endpoint accepts and ignores
+// any sort (see Options.IgnoreSort); none restores the strict default.
+func (s *Server) SetIgnoreSort(resources ...string) { s.ignoreSort.Store(resourceBits(resources)) }
 
 // SetFaults installs a fault plan consulted for every request; nil clears it.
 func (s *Server) SetFaults(f FaultFunc) {
@@ -317,11 +340,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.stats.enter()
 		defer s.stats.leave()
 	}
-	status := s.serve(w, r, seq, reqID)
-	s.stats.record(RequestLog{
-		Seq: seq, RequestID: reqID, Time: start, Method: r.Method, Path: r.URL.Path,
-		RawQuery: r.URL.RawQuery, Status: status, Duration: time.Since(start),
+	// The request is logged when its status is sent, before its body, so
+	// that a client holding a response finds it in Stats; a connection
+	// closed without a response is logged at the end.
+	rw, lw := newLoggingWriter(w, s.stats, RequestLog{
+		Seq: seq, RequestID: reqID, Time: start, Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
 	})
+	status := s.serve(rw, r, seq, reqID)
+	if !lw.logged {
+		lw.log(status)
+	}
 }
 
 // serve answers the request and returns the status sent (0 for none).
@@ -469,12 +497,13 @@ func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
 			return s.errorResponse(badRequest(name, "Unknown query parameter %q: reading one %s takes no query parameters.", name, t.sch.typ))
 		}
 	}
+	enc := newEncoding(r, s.opts.FlatTimestamps)
 	bp := getBuf()
 	s.mu.RLock()
 	row, ok := t.lookup(id)
 	if ok {
 		b := append(*bp, `{"data":`...)
-		b = t.sch.appendRecord(b, t, row, s.opts.FlatTimestamps)
+		b = t.sch.appendRecord(b, t, row, enc)
 		*bp = append(b, '}')
 	}
 	s.mu.RUnlock()
@@ -493,6 +522,7 @@ func (s *Server) handleList(r *http.Request, t *table) *response {
 	if aerr != nil {
 		return s.errorResponse(aerr)
 	}
+	enc := newEncoding(r, s.opts.FlatTimestamps)
 	bp := getBuf()
 	b := append(*bp, `{"data":[`...)
 	s.mu.RLock()
@@ -504,7 +534,7 @@ func (s *Server) handleList(r *http.Request, t *table) *response {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = t.sch.appendRecord(b, t, row, s.opts.FlatTimestamps)
+		b = t.sch.appendRecord(b, t, row, enc)
 	}
 	s.mu.RUnlock()
 	b = append(b, `],"links":`...)

@@ -1,7 +1,10 @@
 package emulator
 
 import (
+	"bufio"
 	"maps"
+	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,6 +159,46 @@ func (c *statsCollector) reset() {
 	c.log = c.log[:0]
 	c.logNext = 0
 	c.maxInflight.Store(c.inflight.Load())
+}
+
+// loggingWriter logs its request when the status is written.
+type loggingWriter struct {
+	http.ResponseWriter
+	stats  *statsCollector
+	entry  RequestLog
+	logged bool
+}
+
+func (w *loggingWriter) log(status int) {
+	w.logged = true
+	w.entry.Status = status
+	w.entry.Duration = time.Since(w.entry.Time)
+	w.stats.record(w.entry)
+}
+
+func (w *loggingWriter) WriteHeader(status int) {
+	if !w.logged {
+		w.log(status)
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// hijackableWriter is a loggingWriter over a ResponseWriter that can hand
+// over its connection (for faults that break it); the request is then
+// logged with the status serve reports.
+type hijackableWriter struct{ *loggingWriter }
+
+func (w hijackableWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return w.ResponseWriter.(http.Hijacker).Hijack()
+}
+
+// newLoggingWriter wraps w, keeping its ability to be hijacked.
+func newLoggingWriter(w http.ResponseWriter, stats *statsCollector, entry RequestLog) (http.ResponseWriter, *loggingWriter) {
+	lw := &loggingWriter{ResponseWriter: w, stats: stats, entry: entry}
+	if _, ok := w.(http.Hijacker); ok {
+		return hijackableWriter{lw}, lw
+	}
+	return lw, lw
 }
 
 // Stats returns a snapshot of the counters.
