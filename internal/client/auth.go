@@ -3,7 +3,10 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +17,9 @@ import (
 // tokenManager holds the one access token a Client shares between all of its
 // requests. It fetches a token lazily, refreshes it shortly before it
 // expires, and lets a request that was answered 401 drop it.
+//
+// Tokens are numbered in the order they were fetched (their generation), so
+// that a request answered 401 can tell whether a newer token already exists.
 //
 // Every fetch runs with the context of the request that needs the token, not
 // with a context captured at construction: a token source bound to the
@@ -29,10 +35,10 @@ type tokenManager struct {
 	fetching chan struct{}
 
 	mu      sync.Mutex
-	token   string
+	token   string    // the newest token; "" once dropped
+	gen     int       // generation of the newest token fetched, = tokens fetched
 	expiry  time.Time // zero: the service gave no lifetime
 	refresh time.Time // when to fetch a new one
-	fetches int
 }
 
 func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy) *tokenManager {
@@ -52,81 +58,93 @@ func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy) *to
 	}
 }
 
-// current returns the cached token if it is not due for refresh.
-func (m *tokenManager) current(now time.Time) string {
+// current returns the cached token and its generation if it is not due for
+// refresh.
+func (m *tokenManager) current(now time.Time) (string, int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.token != "" && (m.refresh.IsZero() || now.Before(m.refresh)) {
-		return m.token
+		return m.token, m.gen
 	}
-	return ""
+	return "", 0
 }
 
-// Token returns a valid access token, fetching one if needed.
-func (m *tokenManager) Token(ctx context.Context) (string, error) {
-	if tok := m.current(time.Now()); tok != "" {
-		return tok, nil
+// Token returns a valid access token and its generation, fetching one if
+// needed.
+func (m *tokenManager) Token(ctx context.Context) (string, int, error) {
+	if tok, gen := m.current(time.Now()); tok != "" {
+		return tok, gen, nil
 	}
 	select {
 	case m.fetching <- struct{}{}:
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return "", 0, ctx.Err()
 	}
 	defer func() { <-m.fetching }()
 	// Another request may have fetched one while this one waited.
-	if tok := m.current(time.Now()); tok != "" {
-		return tok, nil
+	if tok, gen := m.current(time.Now()); tok != "" {
+		return tok, gen, nil
 	}
 	return m.fetch(ctx)
 }
 
-// Invalidate drops token if it is still the cached one, so that the next
-// Token call fetches a new one. Comparing first keeps a burst of 401s from
-// throwing away a token that another request has just fetched.
-func (m *tokenManager) Invalidate(token string) {
+// Invalidate drops the token of generation gen if it is still the cached
+// one, so that the next Token call fetches a new one. Comparing first keeps a
+// burst of 401s from throwing away a token that another request has just
+// fetched: the burst costs one new token, not one per request.
+func (m *tokenManager) Invalidate(gen int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.token == token {
+	if m.gen == gen {
 		m.token = ""
 	}
 }
 
-// Fetches reports how many tokens were obtained, for tests and benchmarks.
-func (m *tokenManager) Fetches() int {
+// Newest is the generation of the newest token fetched (0 before the first),
+// whether or not it is still cached.
+func (m *tokenManager) Newest() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.fetches
+	return m.gen
 }
 
-func (m *tokenManager) fetch(ctx context.Context) (string, error) {
+// Fetches reports how many tokens were obtained, for tests and benchmarks.
+func (m *tokenManager) Fetches() int { return m.Newest() }
+
+func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
 	var lastErr error
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		tok, err := m.cfg.Token(ctx)
 		if err == nil {
-			m.store(tok, start)
+			gen := m.store(tok, start)
 			m.log.Debug(ctx, "obtained access token", map[string]any{
-				"token_url": m.cfg.TokenURL, "attempt": attempt,
+				"token_url": m.cfg.TokenURL, "attempt": attempt, "generation": gen,
 				"duration_ms": time.Since(start).Milliseconds(), "expires_in_s": secondsUntil(tok.Expiry, start),
 			})
-			return tok.AccessToken, nil
+			return tok.AccessToken, gen, nil
 		}
 		lastErr = m.describe(err, attempt)
-		wait, retry := m.policy.shouldRetry(ctx, attempt, statusOf(err), retryAfterOf(err), err)
+		status := statusOf(err)
+		wait, retry := m.policy.shouldRetry(ctx, attempt, status, retryAfterOf(err), err)
 		m.log.Debug(ctx, "access token request failed", map[string]any{
 			"token_url": m.cfg.TokenURL, "attempt": attempt, "error": lastErr.Error(), "retry": retry,
 		})
+		if status == http.StatusBadRequest || status == http.StatusUnauthorized {
+			// OAuth 2 answers invalid_client with either; no retry helps.
+			lastErr = fmt.Errorf("%w: %w", ErrCredentialsRefused, lastErr)
+		}
 		if !retry {
-			return "", &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
+			return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return "", &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
+			return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
 		}
 	}
 }
 
-func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) {
+func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.token = tok.AccessToken
@@ -138,8 +156,49 @@ func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) {
 		margin := min(tok.Expiry.Sub(obtained)/10, time.Minute)
 		m.refresh = tok.Expiry.Add(-margin)
 	}
-	m.fetches++
+	m.gen++
+	return m.gen
 }
+
+// ErrCredentialsRefused is wrapped by the *AuthError of a token request the
+// token endpoint answered 400 or 401.
+var ErrCredentialsRefused = errors.New("the token endpoint refused the client credentials (client_id and client_secret)")
+
+// TokenRejectedError says that the API answered 401 to every access token a
+// request was sent with, each the newest the client had, although the token
+// endpoint keeps issuing them: the credentials are valid but give no access
+// to this store, so more tokens will not help.
+type TokenRejectedError struct {
+	Tokens int       // newest tokens refused in a row
+	Err    *APIError // the last 401
+}
+
+func (e *TokenRejectedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: the service answered 401 Unauthorized to ", e.Err.Method, e.Err.Path)
+	if e.Tokens == 1 {
+		b.WriteString("the newest access token")
+	} else {
+		fmt.Fprintf(&b, "%d freshly issued access tokens in a row", e.Tokens)
+	}
+	var words []string
+	for _, obj := range e.Err.Errors {
+		words = append(words, obj.Summary())
+	}
+	if len(words) == 0 && e.Err.BodyExcerpt != "" {
+		words = append(words, strconv.Quote(e.Err.BodyExcerpt))
+	}
+	if id := e.Err.FirstRequestID(); id != "" {
+		words = append(words, "request id "+id)
+	}
+	if len(words) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(words, "; "))
+	}
+	b.WriteString(": the credentials are accepted by the token endpoint but their tokens are not by the API; check that the application key has access to this store")
+	return b.String()
+}
+
+func (e *TokenRejectedError) Unwrap() error { return e.Err }
 
 // describe turns an oauth2 error into the service's own words. The oauth2
 // package's own message can include the raw response body; ours is built

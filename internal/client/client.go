@@ -34,6 +34,10 @@ type Client struct {
 	// that happened to receive it.
 	pauseMu    sync.Mutex
 	pauseUntil time.Time
+
+	// unsortable holds the endpoints (by path) that refused or ignored a
+	// sort the capability table promised: listed without sort from then on.
+	unsortable sync.Map
 }
 
 func (c *Client) pauseFor(d time.Duration) {
@@ -100,7 +104,7 @@ func (c *Client) Requests() int64 { return c.requests.Load() }
 // Authenticate fetches (or reuses) the access token, so that a caller can
 // report bad credentials before doing anything else.
 func (c *Client) Authenticate(ctx context.Context) error {
-	_, err := c.tokens.Token(ctx)
+	_, _, err := c.tokens.Token(ctx)
 	return err
 }
 
@@ -149,9 +153,20 @@ type errMalformed struct{ err error }
 func (e errMalformed) Error() string { return "malformed response body: " + e.err.Error() }
 func (e errMalformed) Unwrap() error { return e.err }
 
+// maxFreeRetries bounds the free retries (401 on a token older than the
+// newest) between two counted attempts, so that a service that revokes
+// tokens as fast as they come cannot keep a request looping for free.
+const maxFreeRetries = 3
+
 // get sends GET path?query with the access token, retrying what can be
 // retried, and hands a 2xx body to decode. A decode failure counts as a
 // failed attempt.
+//
+// A 401 on a token older than the newest one the client holds is retried at
+// once with the newest, for free: another request has already replaced it. A
+// 401 on the newest token drops it and retries with a new one (fetched once
+// for all the requests it failed); that counts as an attempt, so a service
+// that refuses every token ends the request after max_retries.
 func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
 	target := c.cfg.BaseURL + path
 	shown := path
@@ -159,9 +174,10 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 		target += "?" + query.Encode()
 		shown += "?" + query.Encode()
 	}
-	reauthenticated := false
+	free := 0    // free retries since the last counted attempt
+	refused := 0 // 401s in a row on the newest token
 	for attempt := 1; ; attempt++ {
-		status, retryAfter, err := c.attempt(ctx, target, shown, attempt, decode)
+		status, retryAfter, gen, err := c.attempt(ctx, target, shown, attempt, decode)
 		if err == nil {
 			return nil
 		}
@@ -172,13 +188,32 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 			// breaks the contract will break it again.
 			return err
 		}
-		if status == http.StatusUnauthorized && !reauthenticated {
-			// The token expired or was revoked early: fetch a new one and
-			// send the request again, once, without counting it as a retry.
-			reauthenticated = true
-			attempt--
+		if status == http.StatusUnauthorized && ctx.Err() == nil {
+			if gen < c.tokens.Newest() && free < maxFreeRetries {
+				free++
+				attempt--
+				c.cfg.Logger.Debug(ctx, "retrying with a newer access token", map[string]any{
+					"method": http.MethodGet, "path": shown, "attempt": attempt + 1, "generation": gen,
+				})
+				continue
+			}
+			free = 0
+			refused++
+			c.tokens.Invalidate(gen)
+			if attempt > c.policy.maxRetries {
+				var apiErr *APIError
+				if errors.As(err, &apiErr) {
+					apiErr.Attempts = attempt
+					return &TokenRejectedError{Tokens: refused, Err: apiErr}
+				}
+				return finalError(ctx, err, attempt)
+			}
+			c.cfg.Logger.Debug(ctx, "access token refused; retrying with a new one", map[string]any{
+				"method": http.MethodGet, "path": shown, "attempt": attempt, "generation": gen, "reason": err.Error(),
+			})
 			continue
 		}
+		free, refused = 0, 0
 		wait, retry := c.policy.shouldRetry(ctx, attempt, status, retryAfter, err)
 		if !retry {
 			return finalError(ctx, err, attempt)
@@ -211,18 +246,19 @@ func finalError(ctx context.Context, err error, attempts int) error {
 }
 
 // attempt sends one request. It returns the HTTP status (0 without an
-// answer), the Retry-After header, and an error for anything but success.
-func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) (int, string, error) {
+// answer), the Retry-After header, the generation of the access token sent
+// (0 if none was), and an error for anything but success.
+func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) (status int, retryAfter string, gen int, err error) {
 	if err := c.waitPause(ctx); err != nil {
-		return 0, "", err
+		return 0, "", 0, err
 	}
 	if c.rate != nil {
 		if err := c.rate.Wait(ctx); err != nil {
-			return 0, "", err
+			return 0, "", 0, err
 		}
 	}
 	if err := c.inFlight.acquire(ctx); err != nil {
-		return 0, "", err
+		return 0, "", 0, err
 	}
 	// The slot is held while the request is on the wire, not while its
 	// body is decoded: decoding then overlaps with the next request.
@@ -235,15 +271,15 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	}
 	defer release(false)
 
-	token, err := c.tokens.Token(ctx)
+	token, gen, err := c.tokens.Token(ctx)
 	if err != nil {
-		return 0, "", err
+		return 0, "", 0, err
 	}
 	actx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
 	if err != nil {
-		return 0, "", err
+		return 0, "", gen, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
@@ -264,25 +300,22 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		}
 		fields["error"] = err.Error()
 		c.cfg.Logger.Debug(ctx, "request failed", fields)
-		return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: err}
+		return 0, "", gen, &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: err}
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
 
-	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if err := decode(body); err != nil {
 			var protoErr *ProtocolError
 			if errors.As(err, &protoErr) {
-				return 0, "", err
+				return 0, "", gen, err
 			}
-			return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
+			return 0, "", gen, &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
 		}
-		return resp.StatusCode, "", nil
-	case resp.StatusCode == http.StatusUnauthorized:
-		c.tokens.Invalidate(token)
+		return resp.StatusCode, "", gen, nil
 	}
 	apiErr := newAPIError(resp, body, http.MethodGet, shown)
 	apiErr.Attempts = attempt
-	return resp.StatusCode, resp.Header.Get("Retry-After"), apiErr
+	return resp.StatusCode, resp.Header.Get("Retry-After"), gen, apiErr
 }

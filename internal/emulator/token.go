@@ -12,13 +12,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// tokenStore holds the issued access tokens and their expiry.
+// tokenStore holds the issued access tokens, their expiry and use counts.
 type tokenStore struct {
 	mu     sync.Mutex
-	expiry map[string]time.Time
+	tokens map[string]*tokenState
+	issued int
+	// maxUses is how many resource requests a token is accepted for; 0 is
+	// unlimited. Read on every check, so that a change applies at once.
+	maxUses atomic.Int64
+}
+
+type tokenState struct {
+	expiry time.Time
+	uses   int64
 }
 
 // issue creates a random opaque token valid for lifetime.
@@ -31,40 +41,52 @@ func (ts *tokenStore) issue(now time.Time, lifetime time.Duration) (string, time
 	exp := now.Add(lifetime)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if ts.expiry == nil {
-		ts.expiry = make(map[string]time.Time)
+	if ts.tokens == nil {
+		ts.tokens = make(map[string]*tokenState)
 	}
 	// Forget tokens that expired long ago, so that many test runs against
 	// one server do not grow the map without bound. A forgotten token is
 	// reported as invalid rather than expired.
-	if len(ts.expiry) >= 4096 {
-		for t, e := range ts.expiry {
-			if now.Sub(e) > time.Hour {
-				delete(ts.expiry, t)
+	if len(ts.tokens) >= 4096 {
+		for t, st := range ts.tokens {
+			if now.Sub(st.expiry) > time.Hour {
+				delete(ts.tokens, t)
 			}
 		}
 	}
-	ts.expiry[tok] = exp
+	ts.tokens[tok] = &tokenState{expiry: exp}
+	ts.issued++
 	return tok, exp
 }
 
-// check reports whether tok is known and whether it has expired.
-func (ts *tokenStore) check(tok string, now time.Time) (known, expired bool) {
+// check counts one resource request with tok and reports whether tok is
+// known, whether it has expired, and whether it is used up (revoked after
+// maxUses requests).
+func (ts *tokenStore) check(tok string, now time.Time) (known, expired, usedUp bool) {
+	limit := ts.maxUses.Load()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	exp, ok := ts.expiry[tok]
+	st, ok := ts.tokens[tok]
 	if !ok {
-		return false, false
+		return false, false, false
 	}
-	return true, !now.Before(exp)
+	st.uses++
+	return true, !now.Before(st.expiry), limit > 0 && st.uses > limit
+}
+
+// issuedCount is the number of tokens issued since the server started.
+func (ts *tokenStore) issuedCount() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.issued
 }
 
 // all returns every token the store remembers.
 func (ts *tokenStore) all() []string {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	out := make([]string, 0, len(ts.expiry))
-	for t := range ts.expiry {
+	out := make([]string, 0, len(ts.tokens))
+	for t := range ts.tokens {
 		out = append(out, t)
 	}
 	return out
@@ -74,9 +96,9 @@ func (ts *tokenStore) all() []string {
 func (ts *tokenStore) expireAll(now time.Time) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	for t, e := range ts.expiry {
-		if e.After(now) {
-			ts.expiry[t] = now
+	for _, st := range ts.tokens {
+		if st.expiry.After(now) {
+			st.expiry = now
 		}
 	}
 }
@@ -192,12 +214,18 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 	case !strings.EqualFold(scheme, "Bearer") || tok == "":
 		return unauthorized("The Authorization header must have the form Bearer <access_token>.", "invalid_request")
 	}
-	known, expired := s.tokens.check(tok, time.Now())
+	known, expired, usedUp := s.tokens.check(tok, time.Now())
 	switch {
 	case !known:
 		return unauthorized("The access token is invalid: it was not issued by this service. Request a new token.", "invalid_token")
 	case expired:
 		return unauthorized("The access token has expired. Request a new token.", "invalid_token")
+	case usedUp:
+		return unauthorized("The access token has been revoked. Request a new token.", "invalid_token")
 	}
 	return nil
 }
+
+// TokensIssued returns the number of access tokens issued since the server
+// started (Stats.TokenRequests also counts refused token requests).
+func (s *Server) TokensIssued() int { return s.tokens.issuedCount() }

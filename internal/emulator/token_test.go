@@ -217,3 +217,60 @@ func TestRouting(t *testing.T) {
 		t.Error("no X-Request-Id")
 	}
 }
+
+func TestTokenRequestsLimit(t *testing.T) {
+	c := startServer(t, Options{Orders: 5, Files: 5, Accounts: 5, TokenRequests: 3})
+	for i := range 3 {
+		if resp, body := c.get("/v2/orders", ""); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+	// The fourth request with the same token, whatever the path, is refused
+	// like an expired token but says revoked.
+	for _, path := range []string{"/v2/orders", "/v2/accounts"} {
+		resp, body := c.get(path, "")
+		e := c.wantError(401, resp, body)
+		if e.Detail != "The access token has been revoked. Request a new token." {
+			t.Errorf("%s: detail %q", path, e.Detail)
+		}
+		if !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+			t.Errorf("%s: WWW-Authenticate %q", path, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	// Each token has its own count; token requests do not use it up.
+	c.token = c.fetchToken()
+	for i := range 3 {
+		if resp, body := c.get("/v2/files", ""); resp.StatusCode != 200 {
+			t.Fatalf("new token, request %d: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+	if resp, body := c.get("/v2/files", ""); resp.StatusCode != 401 {
+		t.Fatalf("new token, request 4: %d %s", resp.StatusCode, body)
+	}
+	// 0 lifts the limit at once, for tokens already used up too; a higher
+	// limit counts the requests made so far.
+	c.s.SetTokenRequests(0)
+	if resp, body := c.get("/v2/files", ""); resp.StatusCode != 200 {
+		t.Fatalf("unlimited: %d %s", resp.StatusCode, body)
+	}
+	c.s.SetTokenRequests(6)
+	if resp, body := c.get("/v2/files", ""); resp.StatusCode != 200 {
+		t.Fatalf("limit 6, request 6: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := c.get("/v2/files", ""); resp.StatusCode != 401 {
+		t.Fatalf("limit 6, request 7: %d %s", resp.StatusCode, body)
+	}
+	// Expiry wins over the count in the detail.
+	c.s.ExpireAllTokens()
+	resp, body := c.get("/v2/files", "")
+	if e := c.wantError(401, resp, body); !strings.Contains(e.Detail, "expired") {
+		t.Errorf("detail %q does not say expired", e.Detail)
+	}
+	// startServer fetched one token, the test two; a refused request for a
+	// token is not an issued token.
+	c.do(http.MethodPost, "/oauth/access_token", "", strings.NewReader("grant_type=client_credentials&client_id=x&client_secret=y"),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	if got, st := c.s.TokensIssued(), c.s.Stats(); got != 2 || st.TokenRequests != 3 {
+		t.Errorf("TokensIssued = %d, TokenRequests = %d; want 2 and 3", got, st.TokenRequests)
+	}
+}
