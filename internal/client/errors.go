@@ -17,6 +17,7 @@ type ErrorObject struct {
 	Title     string // short summary, e.g. "Bad Request"
 	Detail    string // the service's explanation, e.g. "Could not parse the supplied filter"
 	RequestID string // the service's request id, for support tickets
+	Parameter string // source.parameter: the query parameter at fault, if named
 }
 
 // APIError is a response the service answered with a non-success status.
@@ -163,6 +164,9 @@ type errorDocument struct {
 		Title     string         `json:"title"`
 		Detail    string         `json:"detail"`
 		RequestID string         `json:"request_id"`
+		Source    struct {
+			Parameter string `json:"parameter"`
+		} `json:"source"`
 	} `json:"errors"`
 }
 
@@ -176,7 +180,7 @@ func parseErrorBody(body []byte) ([]ErrorObject, string) {
 	if err := json.Unmarshal(body, &doc); err == nil && len(doc.Errors) > 0 {
 		out := make([]ErrorObject, 0, len(doc.Errors))
 		for _, e := range doc.Errors {
-			out = append(out, ErrorObject{Status: int(e.Status), Title: e.Title, Detail: e.Detail, RequestID: e.RequestID})
+			out = append(out, ErrorObject{Status: int(e.Status), Title: e.Title, Detail: e.Detail, RequestID: e.RequestID, Parameter: e.Source.Parameter})
 		}
 		return out, ""
 	}

@@ -54,10 +54,7 @@ func mustList[T Record](t testing.TB, srv *emulator.Server, c *Client, kind Kind
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want, err := srv.ExpectedIDs(kind.Name, q.Filter, q.Sort)
-	if err != nil {
-		t.Fatalf("ExpectedIDs: %v", err)
-	}
+	want := wantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
@@ -731,7 +728,7 @@ func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ ListStats,
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	want, _ := srv.ExpectedIDs("orders", "", "")
+	want, _ := srv.ExpectedIDs("orders", "", "created_at")
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
@@ -745,7 +742,7 @@ func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ 
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	want, _ := srv.ExpectedIDs("orders", "", "")
+	want, _ := srv.ExpectedIDs("orders", "", "created_at")
 	if len(got) != len(want) {
 		t.Fatalf("listed %d ids, want %d", len(got), len(want))
 	}
@@ -944,7 +941,7 @@ func TestFaultContractBreaks(t *testing.T) {
 func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	var prev, victim string
 	prepare := func(srv *emulator.Server) {
-		ids, _ := srv.ExpectedIDs("orders", "", "")
+		ids, _ := srv.ExpectedIDs("orders", "", "created_at")
 		prev, victim = ids[499], ids[500]
 	}
 	rename := func(doc map[string]any) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
@@ -24,6 +25,11 @@ type ListQuery struct {
 	// listed; they sort before everything emit received, newest first.
 	// Without Late they are handed to emit at the end.
 	Late func(Record) error
+	// CreatedBefore, if set, leaves out records created at or after it: the
+	// service is eventually consistent, and the newest records may not all
+	// be visible yet. Sent as lt(created_at,...) where the endpoint filters
+	// on created_at, applied here otherwise.
+	CreatedBefore time.Time
 }
 
 // ProgressInterval is how often (in records) a listing reports progress.
@@ -35,24 +41,42 @@ type ListStats struct {
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
 	Windows int // offset windows traversed (see List)
+	// Strategy says how the listing reached every record (Strategy*).
+	Strategy string
 }
 
 // List hands every record that matches q to emit, in the order of q.Sort,
-// each record once.
+// each record once. How it reaches them all depends on what the endpoint
+// can do (its Resource row of the capability table), confirmed at run time:
 //
-// The service serves offsets up to OffsetLimit. The engine therefore lists
+// Keyset windows, where the service sorts by the attribute and filters it by
+// range. The service serves offsets up to OffsetLimit, so the engine lists
 // in windows: a window is the query's filter plus a keyset bound on the sort
 // attribute (none for the first), read by offset pages in parallel. When a
 // window holds more than the offset limit allows, the next one starts from
 // the sort value of its last record ("ge" for ascending, "le"-style for
 // descending). Records that share that value are fetched again at the start
 // of the next window and dropped by id. A tie group too large for a window
-// is listed on its own, by id, before the traversal moves past it.
+// is listed on its own (see listTieGroup) before the traversal moves past
+// it.
+//
+// Sorted by the provider, for orders the service cannot give: the engine
+// lists everything by an order the service gives, or, where it sorts by
+// nothing, in the service's own order by offset and above the offset limit
+// in windows of the range attribute (see listUnsorted); then it sorts the
+// complete list itself and hands out the first MaxResults.
+//
+// A service that refuses sort= (a 400 naming it) or ignores it (the first
+// page out of order) makes the engine switch to the provider-sorted path,
+// once per endpoint and Client, before any record is handed out; text
+// orders, whose collation only the service knows, fail instead with a
+// SortUnavailableError.
 //
 // Each page's results.total and record count must match its window's first
 // page; if they do not, records were written during the listing, and the
-// window's range is read again with sequential keyset pages, which no insert
-// or delete can make skip a record. Records are handed over once, by id.
+// window's range is read again (with sequential keyset pages where the
+// service sorts, which no insert or delete can make skip a record). Records
+// are handed over once, by id.
 //
 // With sort -updated_at, an update moves a record to the front, behind the
 // position already read; a catch-up pass filtered on updated_at finds such
@@ -72,10 +96,20 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 	if q.MaxResults < 0 {
 		return ListStats{}, fmt.Errorf("max results %d must not be negative", q.MaxResults)
 	}
+	var createdBefore string
+	if !q.CreatedBefore.IsZero() {
+		cut := q.CreatedBefore.UTC().Truncate(time.Millisecond).Format(filter.TimestampLayout)
+		if f, ok := kind.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+			q.Filter = and(q.Filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}.String())
+		} else {
+			createdBefore = cut
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l := &lister[T]{
-		c: c, kind: kind, q: q, emit: emit,
+		createdBefore: createdBefore,
+		c:             c, kind: kind, q: q, emit: emit, limit: q.MaxResults,
 		ps:           c.cfg.PageSize,
 		windowCap:    (OffsetLimit / c.cfg.PageSize) * c.cfg.PageSize,
 		seen:         make(map[string]struct{}),
@@ -89,24 +123,26 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		cancel()
 		l.sched.close()
 	}()
-	l.key = key
-	err = l.traverse(ctx, q.Filter, key, nil, true)
-	if err == nil && key.attr == "updated_at" && key.desc {
-		err = l.catchUp(ctx)
-	}
+	err = l.run(ctx, key)
+	l.stats.Total -= l.dropped
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
 	return l.stats, err
 }
 
 type lister[T Record] struct {
-	c         *Client
-	kind      Kind[T]
-	q         ListQuery
-	emit      func(T) error
-	ps        int
-	windowCap int // records one window can reach by offset
-	sched     *scheduler
+	c     *Client
+	kind  Kind[T]
+	q     ListQuery
+	emit  func(T) error
+	limit int // stop after this many records; 0: all
+	// createdBefore drops records created at or after it (a normalised
+	// timestamp), where the service cannot filter on created_at.
+	createdBefore string
+	dropped       int
+	ps            int
+	windowCap     int // records one window can reach by offset
+	sched         *scheduler
 
 	key          sortKey
 	seen         map[string]struct{}
@@ -148,6 +184,24 @@ type window[T Record] struct {
 	mu      sync.Mutex
 	planned int // pages requested; 0 until planned
 	more    bool
+
+	// Used by the traversal goroutine only:
+	p0   *pageResult[T]        // the first page, once awaited
+	sink func(T) (bool, error) // where records go; nil: lister.deliver
+}
+
+// first awaits the window's first page, once.
+func (w *window[T]) first(ctx context.Context) (pageResult[T], error) {
+	if w.p0 != nil {
+		return *w.p0, w.p0.err
+	}
+	r, err := await(ctx, w.pages[0])
+	if err != nil && ctx.Err() != nil {
+		return r, err
+	}
+	r.err = err
+	w.p0 = &r
+	return r, err
 }
 
 // open requests a window's first page; its total decides the rest.
@@ -202,14 +256,14 @@ func (l *lister[T]) plan(w *window[T], p0 page[T]) {
 	}
 	covered := min(p0.total, l.windowCap)
 	want := covered
-	if l.q.MaxResults > 0 {
+	if l.limit > 0 {
 		// Only what is still missing, plus a page for the records of the
 		// previous window's last tie group that this one starts by repeating.
 		slack := 0
 		if w.bound != nil {
 			slack = l.ps
 		}
-		want = min(covered, l.q.MaxResults-l.stats.Listed+slack)
+		want = min(covered, l.limit-l.stats.Listed+slack)
 	}
 	n := max(1, (want+l.ps-1)/l.ps)
 	w.planned = n
@@ -249,7 +303,7 @@ func (l *lister[T]) continueAfter(w *window[T], firstKey string, last page[T]) c
 		return continuation[T]{tie: true, tieKey: lastKey}
 	}
 	bound := w.key.from(lastKey)
-	if l.q.MaxResults > 0 {
+	if l.limit > 0 {
 		// The records may be enough already: let the traversal decide.
 		return continuation[T]{bound: bound}
 	}
@@ -308,10 +362,13 @@ func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, boun
 			return &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + w.expr,
 				Problem: fmt.Sprintf("a whole window of %d records has the same id %q", l.windowCap, cont.tieKey)}
 		}
-		// A tie group larger than a window: list it by id on its own, then
-		// go on strictly after it.
-		if err := l.traverse(ctx, and(base, key.equal(cont.tieKey).String()), idKey, nil, false); err != nil {
+		// A tie group larger than a window: list it on its own, then go on
+		// strictly after it.
+		if err := l.listTieGroup(ctx, base, key, cont.tieKey); err != nil {
 			return err
+		}
+		if l.full() {
+			return nil
 		}
 		if w, err = l.open(ctx, base, key, key.after(cont.tieKey), false); err != nil {
 			return err
@@ -369,8 +426,11 @@ func (l *lister[T]) careful(ctx context.Context, base string, key sortKey, bound
 			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
 				Problem: fmt.Sprintf("a whole page of records has the same id %q", lastKey)}
 		}
-		if err := l.traverse(ctx, and(base, key.equal(lastKey).String()), idKey, nil, false); err != nil {
+		if err := l.listTieGroup(ctx, base, key, lastKey); err != nil {
 			return nil, false, err
+		}
+		if l.full() {
+			return nil, true, nil
 		}
 		bound = key.after(lastKey)
 	}
@@ -385,6 +445,12 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
 	l.seen[id] = struct{}{}
+	if l.createdBefore != "" {
+		if created, err := keyFor(l.kind.Resource, "created_at").keyOf(rec); err == nil && created >= l.createdBefore {
+			l.dropped++
+			return false, nil
+		}
+	}
 	if l.late && l.q.Late != nil {
 		err = l.q.Late(rec)
 	} else {
@@ -401,7 +467,7 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 		l.q.Progress(l.stats.Listed, l.stats.Total)
 		l.nextProgress += ProgressInterval
 	}
-	return !l.late && l.q.MaxResults > 0 && l.stats.Listed >= l.q.MaxResults, nil
+	return l.full(), nil
 }
 
 // maxCatchUps bounds the catch-up rounds of a store that never stops
@@ -436,13 +502,22 @@ func (l *lister[T]) catchUp(ctx context.Context) error {
 // listing is complete, or the continuation to follow.
 func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, continuation[T], error) {
 	var none continuation[T]
-	r0, err := await(ctx, w.pages[0])
+	r0, err := w.first(ctx)
 	if err != nil {
 		return false, none, err
 	}
 	p0 := r0.page
 	if first {
 		l.stats.Total = p0.total
+		// A service that ignores sort= shows it on the first page, before
+		// anything is handed out: the listing can still switch strategy.
+		if bad := disorder(w.key, p0.records); bad != "" {
+			return false, none, &errSortUnusable{cause: "it ignored sort=" + w.key.param() + ": " + bad}
+		}
+	}
+	deliver := l.deliver
+	if w.sink != nil {
+		deliver = w.sink
 	}
 	l.plan(w, p0)
 	w.mu.Lock()
@@ -470,7 +545,7 @@ func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, c
 				return false, none, errRedo
 			}
 			inWindow[id] = struct{}{}
-			if w.key.timestamp {
+			if w.key.checked() {
 				k, err := w.key.keyOf(rec)
 				if err != nil {
 					return false, none, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path, Problem: err.Error()}
@@ -481,7 +556,7 @@ func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, c
 				}
 				prevKey = k
 			}
-			done, err := l.deliver(rec)
+			done, err := deliver(rec)
 			if err != nil {
 				return false, none, err
 			}

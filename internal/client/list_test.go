@@ -21,10 +21,7 @@ func expectIDs[T Record](t *testing.T, srv *emulator.Server, c *Client, kind Kin
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want, err := srv.ExpectedIDs(kind.Name, q.Filter, q.Sort)
-	if err != nil {
-		t.Fatalf("ExpectedIDs: %v", err)
-	}
+	want := wantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
 	if q.MaxResults > 0 && len(want) > q.MaxResults {
 		want = want[:q.MaxResults]
 	}
@@ -32,6 +29,29 @@ func expectIDs[T Record](t *testing.T, srv *emulator.Server, c *Client, kind Kin
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
 	return stats
+}
+
+// wantIDs is the emulator's answer for filter in the order sort (empty:
+// the resource's default) promises: served by the service where it sorts,
+// else the complete list sorted as the provider sorts it.
+func wantIDs(t testing.TB, srv *emulator.Server, r Resource, filter, sort string) []string {
+	t.Helper()
+	if sort == "" {
+		sort = r.DefaultSort
+	}
+	var (
+		want []string
+		err  error
+	)
+	if r.keysetCapable(strings.TrimPrefix(sort, "-")) {
+		want, err = srv.ExpectedIDs(r.Name, filter, sort)
+	} else {
+		want, err = srv.SortedIDs(r.Name, filter, sort)
+	}
+	if err != nil {
+		t.Fatalf("expected ids of %s filter=%q sort=%q: %v", r.Name, filter, sort, err)
+	}
+	return want
 }
 
 func firstDiff(a, b []string) int {
@@ -189,7 +209,7 @@ func TestListFlatForm(t *testing.T) {
 func TestListFilteredPastOffsetLimit(t *testing.T) {
 	srv := startEmulator(t, emulator.Options{Orders: 40000})
 	c := newClient(t, srv)
-	expectIDs(t, srv, c, Orders, ListQuery{Filter: "in(status,complete,processing)", Sort: "-created_at"})
+	expectIDs(t, srv, c, Orders, ListQuery{Filter: "eq(status,complete):like(email,*@example.com)", Sort: "-created_at"})
 }
 
 func TestListKeysetRefused(t *testing.T) {

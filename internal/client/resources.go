@@ -1,6 +1,12 @@
 package client
 
-import "sort"
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
 
 // FieldKind is how the service compares an attribute in a filter.
 type FieldKind int
@@ -12,84 +18,180 @@ const (
 	KindBool
 )
 
-// Resource describes one list endpoint: what it can be sorted and filtered
-// by. The service may know more filter attributes than listed here; callers
-// warn rather than refuse on an unknown one.
+func (k FieldKind) String() string {
+	switch k {
+	case KindTimestamp:
+		return "timestamp"
+	case KindNumber:
+		return "number"
+	case KindBool:
+		return "boolean"
+	}
+	return "string"
+}
+
+// FilterAttribute is one attribute an endpoint filters on: how it compares
+// and which operators the service accepts for it.
+type FilterAttribute struct {
+	Kind FieldKind
+	Ops  []filter.Op
+}
+
+// Allows reports whether the service accepts op on the attribute.
+func (a FilterAttribute) Allows(op filter.Op) bool { return slices.Contains(a.Ops, op) }
+
+// OpNames lists the accepted operators, for messages.
+func (a FilterAttribute) OpNames() string {
+	names := make([]string, len(a.Ops))
+	for i, o := range a.Ops {
+		names[i] = string(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ranged reports whether the attribute can bound a window on both sides.
+func (a FilterAttribute) ranged() bool {
+	return (a.Allows(filter.Ge) || a.Allows(filter.Gt)) && (a.Allows(filter.Lt) || a.Allows(filter.Le))
+}
+
+// Resource is one list endpoint's row of the capability table: what the
+// service can sort and filter it by, and what the provider offers on top.
+//
+// The table is taken from the vendor's API reference (elasticpath/
+// elasticpath-dev: openapispecs/accounts, openapispecs/files,
+// openapispecs/cartsorders and guides/Getting-Started/{sorting,filtering,
+// pagination}.md). The listing engine confirms it at run time: a service
+// that refuses or ignores a sort the table promises makes the engine switch
+// strategy (see List).
 type Resource struct {
 	Name     string // plural, as in the path: "orders"
 	Singular string // "order"
 	Path     string // "/v2/orders"
-	// SortAttributes the endpoint accepts in sort=, without the "-" prefix.
-	SortAttributes []string
-	// FilterAttributes the provider knows, with how they compare.
-	FilterAttributes map[string]FieldKind
+
+	// ServiceSorts are the attributes the service sorts by (without "-").
+	// Empty: the endpoint cannot sort, and lists in its own order.
+	ServiceSorts []string
+	// ProviderSorts are orders the provider offers although the service
+	// cannot give them: it lists every matching record and sorts them
+	// itself. Only attributes every record carries, compared exactly
+	// (timestamps, numbers, ids bytewise).
+	ProviderSorts []string
+	// DefaultSort is the order of a listing that names none.
+	DefaultSort string
+	// Filters are the attributes the service filters on, with their
+	// operators.
+	Filters map[string]FilterAttribute
+	// RangeAttribute is a whole-number attribute the service range-filters
+	// on, used to cut a listing the service cannot sort (or a tie group it
+	// cannot break) into windows under the offset limit. Empty: none.
+	RangeAttribute string
+	// HardOffsetLimit is true where the service refuses offsets past
+	// OffsetLimit whatever the store's settings (orders and files).
+	HardOffsetLimit bool
 }
 
-// DefaultSort is the order used when a listing names none: the service's
-// own default, oldest first.
-const DefaultSort = "created_at"
+var (
+	eqOnly    = []filter.Op{filter.Eq}
+	eqLike    = []filter.Op{filter.Eq, filter.Like}
+	eqLikeIn  = []filter.Op{filter.Eq, filter.Like, filter.In}
+	ranges    = []filter.Op{filter.Gt, filter.Ge, filter.Lt, filter.Le}
+	eqRanges  = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le}
+	allRanges = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le, filter.In}
+)
 
-var commonFilters = map[string]FieldKind{
-	"id":         KindString,
-	"created_at": KindTimestamp,
-	"updated_at": KindTimestamp,
-}
-
-func withCommon(extra map[string]FieldKind) map[string]FieldKind {
-	out := make(map[string]FieldKind, len(commonFilters)+len(extra))
-	for k, v := range commonFilters {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
+func attrs(kind FieldKind, ops []filter.Op, names ...string) map[string]FilterAttribute {
+	out := make(map[string]FilterAttribute, len(names))
+	for _, n := range names {
+		out[n] = FilterAttribute{Kind: kind, Ops: ops}
 	}
 	return out
 }
 
-// The three list endpoints.
+func merge(parts ...map[string]FilterAttribute) map[string]FilterAttribute {
+	out := map[string]FilterAttribute{}
+	for _, p := range parts {
+		for k, v := range p {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// The three typed list endpoints.
 var (
+	// Orders sort only by created_at, payment, shipping, status and
+	// with_tax: not by id or updated_at, which the provider sorts itself.
+	// A created_at tie group too large for a window is cut by with_tax.
 	OrdersResource = Resource{
 		Name: "orders", Singular: "order", Path: APIPrefix + "/orders",
-		SortAttributes: []string{"created_at", "updated_at", "id"},
-		FilterAttributes: withCommon(map[string]FieldKind{
-			"status": KindString, "payment": KindString, "shipping": KindString,
-			"order_number": KindString, "external_ref": KindString,
-			"email": KindString, "name": KindString, "currency": KindString, "amount": KindNumber,
-		}),
+		ServiceSorts:  []string{"created_at"},
+		ProviderSorts: []string{"updated_at", "id"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqOnly, "status", "payment", "shipping", "currency", "product_id", "product_sku"),
+			attrs(KindString, eqLike, "name", "email", "customer_id", "account_id", "account_member_id",
+				"contact.name", "contact.email", "shipping_postcode", "billing_postcode", "external_ref", "order_number"),
+			attrs(KindNumber, ranges, "with_tax", "without_tax"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
+		RangeAttribute:  "with_tax",
+		HardOffsetLimit: true,
 	}
+	// Files cannot be sorted at all, nor filtered by time or id ranges:
+	// the provider lists them in windows of file_size and sorts them.
 	FilesResource = Resource{
 		Name: "files", Singular: "file", Path: APIPrefix + "/files",
-		SortAttributes: []string{"created_at", "updated_at", "id"},
-		FilterAttributes: withCommon(map[string]FieldKind{
-			"file_name": KindString, "mime_type": KindString, "file_size": KindNumber, "public": KindBool,
-		}),
+		ProviderSorts: []string{"created_at", "file_size", "id"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "file_name"),
+			attrs(KindNumber, ranges, "width", "height", "file_size"),
+			attrs(KindString, []filter.Op{filter.In}, "id"),
+		),
+		RangeAttribute:  "file_size",
+		HardOffsetLimit: true,
 	}
+	// Accounts sort by created_at, id, name and updated_at (the service's
+	// own default is -created_at) and range-filter on id and timestamps.
 	AccountsResource = Resource{
 		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
-		SortAttributes: []string{"created_at", "updated_at", "id", "name"},
-		FilterAttributes: withCommon(map[string]FieldKind{
-			"name": KindString, "legal_name": KindString, "registration_id": KindString,
-			"external_ref": KindString, "parent_id": KindString,
-		}),
+		ServiceSorts: []string{"created_at", "updated_at", "id", "name"},
+		DefaultSort:  "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "name", "legal_name", "registration_id"),
+			attrs(KindString, eqLikeIn, "external_ref"),
+			attrs(KindString, allRanges, "id"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
 	}
 )
 
-// CanSort reports whether attr (without "-") is a sort attribute.
-func (r Resource) CanSort(attr string) bool {
-	for _, a := range r.SortAttributes {
-		if a == attr {
-			return true
-		}
-	}
-	return false
+// SortAttributes are every order the provider offers: the service's and
+// its own.
+func (r Resource) SortAttributes() []string {
+	return append(slices.Clone(r.ServiceSorts), r.ProviderSorts...)
 }
+
+// CanSort reports whether attr (without "-") is an order the provider
+// offers.
+func (r Resource) CanSort(attr string) bool { return slices.Contains(r.SortAttributes(), attr) }
+
+// ServiceSorts reports whether the service itself sorts by attr.
+func (r Resource) ServiceCanSort(attr string) bool { return slices.Contains(r.ServiceSorts, attr) }
 
 // FilterAttributeNames lists the known filter attributes, sorted.
 func (r Resource) FilterAttributeNames() []string {
-	out := make([]string, 0, len(r.FilterAttributes))
-	for k := range r.FilterAttributes {
+	out := make([]string, 0, len(r.Filters))
+	for k := range r.Filters {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// keysetCapable reports whether the service can page through attr by
+// keyset: sort by it and bound it from both sides.
+func (r Resource) keysetCapable(attr string) bool {
+	f, ok := r.Filters[attr]
+	return r.ServiceCanSort(attr) && ok && f.ranged()
 }

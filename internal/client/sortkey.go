@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,21 +19,49 @@ type sortKey struct {
 	attr      string
 	desc      bool
 	timestamp bool
+	number    bool
 }
 
 var idKey = sortKey{attr: "id"}
 
-// parseSort reads "attr" or "-attr" for r; empty means DefaultSort.
+// unsorted is the key of a listing in the service's own order: no sort=
+// parameter, no keyset.
+var unsorted = sortKey{}
+
+// sortKind is how attr compares when sorting, for the attributes records
+// carry: timestamps by name, the rest as the endpoint filters them.
+func (r Resource) sortKind(attr string) FieldKind {
+	if attr == "created_at" || attr == "updated_at" {
+		return KindTimestamp
+	}
+	if f, ok := r.Filters[attr]; ok {
+		return f.Kind
+	}
+	return KindString
+}
+
+// keyFor is the sort key of attr ("attr" or "-attr") on r, unchecked.
+func keyFor(r Resource, s string) sortKey {
+	k := sortKey{attr: strings.TrimPrefix(s, "-"), desc: strings.HasPrefix(s, "-")}
+	switch r.sortKind(k.attr) {
+	case KindTimestamp:
+		k.timestamp = true
+	case KindNumber:
+		k.number = true
+	}
+	return k
+}
+
+// parseSort reads "attr" or "-attr" for r; empty means r's DefaultSort.
 func parseSort(r Resource, s string) (sortKey, error) {
 	if s == "" {
-		s = DefaultSort
+		s = r.DefaultSort
 	}
-	k := sortKey{attr: strings.TrimPrefix(s, "-"), desc: strings.HasPrefix(s, "-")}
+	k := keyFor(r, s)
 	if !r.CanSort(k.attr) {
 		return k, fmt.Errorf("%s cannot be sorted by %q; use one of %s, with a leading \"-\" for descending order",
-			r.Name, k.attr, strings.Join(r.SortAttributes, ", "))
+			r.Name, k.attr, strings.Join(r.SortAttributes(), ", "))
 	}
-	k.timestamp = r.FilterAttributes[k.attr] == KindTimestamp
 	return k, nil
 }
 
@@ -62,17 +91,32 @@ func (k sortKey) keyOf(rec Record) (string, error) {
 }
 
 // before reports whether key a sorts strictly before key b in this order.
-// Only timestamps have an order the client knows for sure; for strings the
-// service's collation decides, so they never count as out of order.
+// Only timestamps and numbers have an order the client knows for sure; for
+// strings the service's collation decides, so they never count as out of
+// order.
 func (k sortKey) before(a, b string) bool {
-	if !k.timestamp {
-		return false
+	switch {
+	case k.timestamp:
+		if k.desc {
+			return a > b
+		}
+		return a < b
+	case k.number:
+		x, errA := strconv.ParseInt(a, 10, 64)
+		y, errB := strconv.ParseInt(b, 10, 64)
+		if errA != nil || errB != nil {
+			return false
+		}
+		if k.desc {
+			return x > y
+		}
+		return x < y
 	}
-	if k.desc {
-		return a > b
-	}
-	return a < b
+	return false
 }
+
+// checked reports whether the client can tell records out of this order.
+func (k sortKey) checked() bool { return k.timestamp || k.number }
 
 func nextMillisecond(v string) string {
 	t, err := time.Parse(filter.TimestampLayout, v)
