@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Performance benchmarks of the provider.
 #
-#   tools/bench.sh client      # BenchmarkList: engine vs lower bound vs sequential pagers
+#   tools/bench.sh client      # BenchmarkList(Files): engine vs lower bound vs sequential pagers; files in range windows
 #   tools/bench.sh polite      # BenchmarkListSmallStore: 25 rps store, default settings
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
@@ -32,7 +32,7 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 run_client() {
   echo "== BenchmarkList (load $(loadavg))"
-  go test ./internal/client -run '^$' -bench '^BenchmarkList$' -benchtime "$BENCHTIME" -timeout 60m
+  go test ./internal/client -run '^$' -bench '^BenchmarkList(Files)?$' -benchtime "$BENCHTIME" -timeout 60m
 }
 
 run_polite() {

@@ -520,3 +520,53 @@ func BenchmarkFetchPage(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkListFiles measures a listing the service cannot sort: offset
+// pages in its own order, in file_size ranges above the offset limit, sorted
+// by the provider. The request bound is ceil(N/100) + windows.
+func BenchmarkListFiles(b *testing.B) {
+	for _, n := range []int{10000, 25000, 60000} {
+		srv, err := emulator.Start(emulator.Options{Files: n, Orders: -1, Accounts: -1, Latency: benchLatency})
+		if err != nil {
+			b.Fatalf("emulator: %v", err)
+		}
+		want, err := srv.SortedIDs("files", "", "created_at")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var iters, requests, windows int
+			var wall time.Duration
+			for b.Loop() {
+				srv.ResetStats()
+				start := time.Now()
+				c := benchClient(b, srv, benchPageSize, benchMaxParallel)
+				var got []string
+				stats, err := List(context.Background(), c, Files, ListQuery{}, func(f File) error {
+					got = append(got, f.ID)
+					return nil
+				})
+				wall += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					b.Fatalf("listed %d ids, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+				}
+				iters++
+				requests += srv.Stats().ListRequests["files"]
+				windows += stats.Windows
+			}
+			pages := float64(requests) / float64(iters)
+			lower := float64(benchLatency.Milliseconds()) * float64(ceilDiv(int(pages+0.5), benchMaxParallel))
+			wallMS := float64(wall.Milliseconds()) / float64(iters)
+			b.ReportMetric(pages, "page_requests/op")
+			b.ReportMetric(float64(rangeBudget(n, benchPageSize, windows/iters)), "page_budget")
+			b.ReportMetric(float64(windows)/float64(iters), "windows/op")
+			b.ReportMetric(wallMS, "wall_ms/op")
+			b.ReportMetric(lower, "lower_bound_ms")
+			b.ReportMetric(wallMS/lower, "ratio_to_bound")
+		})
+		srv.Close()
+	}
+}

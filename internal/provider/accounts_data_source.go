@@ -10,6 +10,7 @@ import (
 var accountType = recordType[client.Account]{
 	kind: client.Accounts,
 	fields: []field{
+		updatedAtField,
 		{"name", "Name of the account.", types.StringType},
 		{"legal_name", "Legal name of the organisation behind the account.", types.StringType},
 		{"registration_id", "Company registration identifier.", types.StringType},
@@ -17,7 +18,7 @@ var accountType = recordType[client.Account]{
 		{"parent_id", "Id of the parent account; null for a top-level account.", types.StringType},
 	},
 	row: func(a client.Account) []any {
-		return []any{a.Name, a.LegalName, a.RegistrationID, a.ExternalRef, a.ParentID}
+		return []any{a.UpdatedAt, a.Name, a.LegalName, a.RegistrationID, a.ExternalRef, a.ParentID}
 	},
 	lookupKeys: []string{"name", "legal_name", "registration_id"},
 	example:    `eq(name,"Acme, Inc."):ge(created_at,2026-01-01T00:00:00.000Z)`,

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,14 +42,88 @@ func TestAccAccountsSortedByNamePastOffsetLimit(t *testing.T) {
 			Config: providerConfig(t, srv) + `
 data "commerce_accounts" "by_name" {
   sort  = "-name"
-  where = [{ attribute = "registration_id", op = "in", values = ["RC01048274", "RC01096545", "RC01144816"] }]
+  where = [{ attribute = "external_ref", op = "in", values = ["crm-000001", "crm-000002", "crm-000003"] }]
 }
 data "commerce_accounts" "all" { sort = "name" }`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.commerce_accounts.by_name", tfjsonpath.New("ids"),
-					idsExact(expected(t, srv, "accounts", "in(registration_id,RC01048274,RC01096545,RC01144816)", "-name"))),
+					idsExact(expected(t, srv, "accounts", "in(external_ref,crm-000001,crm-000002,crm-000003)", "-name"))),
 				statecheck.ExpectKnownValue("data.commerce_accounts.all", tfjsonpath.New("ids"), idsExact(expected(t, srv, "accounts", "", "name"))),
 			},
 		}},
 	})
+}
+
+// TestAccAccountsServiceIgnoresSort plays a store that accepts sort= on
+// accounts and ignores it: the provider notices on the first page, lists
+// in the service's order and sorts by created_at itself, and refuses to
+// guess the service's order of names.
+func TestAccAccountsServiceIgnoresSort(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: providerConfig(t, srv) + `
+data "commerce_accounts" "all" {}
+data "commerce_accounts" "newest" {
+  sort        = "-created_at"
+  max_results = 3
+}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.commerce_accounts.all", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "created_at"))),
+				statecheck.ExpectKnownValue("data.commerce_accounts.newest", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "-created_at")[:3])),
+			},
+		}, {
+			Config:      providerConfig(t, srv) + `data "commerce_accounts" "by_name" { sort = "name" }`,
+			ExpectError: regexp.MustCompile(`(?s)The service does not sort accounts by name.*it\s+ignored\s+sort=.*cannot\s+reproduce`),
+		}},
+	})
+}
+
+// TestAccAccountsTokensValidForTenRequests: the store revokes every token
+// after 10 requests while 8 are in flight. Each of the 10 steps reads 6,000
+// accounts (60 pages) several times; every read is complete, and the
+// provider fetches no more tokens than the requests need: one per 10
+// accepted requests, plus one per provider process (Configure fetches one
+// before the first read).
+func TestAccAccountsTokensValidForTenRequests(t *testing.T) {
+	srv := startEmulator(t, emulator.Options{Accounts: 6000, TokenRequests: 10})
+	want := expected(t, srv, "accounts", "", "created_at")
+	step := resource.TestStep{
+		Config: providerConfig(t, srv, "max_parallel_requests = 8") + `data "commerce_accounts" "all" { include_records = false }`,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.commerce_accounts.all", tfjsonpath.New("ids"), idsExact(want)),
+		},
+	}
+	steps := make([]resource.TestStep, 10)
+	for i := range steps {
+		steps[i] = step
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Factories, Steps: steps})
+	// Each read ends with at most one token only partly used, and each
+	// provider process fetches one at Configure: at most one token beyond
+	// the minimum per read (a read is a first page accepted at offset 0).
+	accepted, unauthorized, reads := 0, 0, 0
+	for _, r := range srv.Stats().Requests {
+		if r.Path != "/v2/accounts" {
+			continue
+		}
+		switch {
+		case r.Status == 401:
+			unauthorized++
+		case r.Status == 200:
+			accepted++
+			if strings.Contains(r.RawQuery, "page%5Boffset%5D=0&") {
+				reads++
+			}
+		}
+	}
+	tokens := srv.TokensIssued()
+	t.Logf("%d reads, %d accepted requests, %d answered 401, %d tokens", reads, accepted, unauthorized, tokens)
+	if minimum := (accepted + 9) / 10; tokens < minimum {
+		t.Fatalf("%d tokens for %d accepted requests; each token serves at most 10", tokens, accepted)
+	}
+	if bound := (accepted+9)/10 + reads; tokens > bound {
+		t.Errorf("%d tokens for %d accepted requests in %d reads; bound %d", tokens, accepted, reads, bound)
+	}
 }

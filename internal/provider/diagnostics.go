@@ -18,6 +18,9 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 	var (
 		authErr   *client.AuthError
 		limitErr  *client.OffsetLimitError
+		unlisted  *client.UnlistableError
+		unsorted  *client.SortUnavailableError
+		rejected  *client.TokenRejectedError
 		apiErr    *client.APIError
 		protoErr  *client.ProtocolError
 		transport *client.TransportError
@@ -36,11 +39,25 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 				"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
 				"or set max_results to the number of records you need.",
 				limitErr.Total, limitErr.Resource, limitErr.OffsetLimit, limitErr.Listed, serviceWords(limitErr.Err), limitErr.OffsetLimit))
+	case errors.As(err, &unlisted):
+		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
+			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",
+				what, unlisted.Reason, unlisted.Fix))
+	case errors.As(err, &unsorted):
+		return diag.NewErrorDiagnostic("The service does not sort "+unsorted.Resource+" by "+strings.TrimPrefix(unsorted.Sort, "-"),
+			fmt.Sprintf("Could not %s in the order sort = %q asks for: the service's documentation says it can, but %s. "+
+				"The provider cannot reproduce the service's own order of text, so it does not guess.\n\n"+
+				"Remove sort to list in the default order, or sort by a timestamp or id, which the provider can sort itself.",
+				what, unsorted.Sort, unsorted.Cause))
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return diag.NewErrorDiagnostic("Timed out",
 			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))
 	case errors.Is(err, context.Canceled):
 		return diag.NewErrorDiagnostic("Cancelled", fmt.Sprintf("Stopped before it could %s: %v", what, err))
+	case errors.As(err, &rejected):
+		return diag.NewErrorDiagnostic(fmt.Sprintf("Could not %s: the service refuses the access tokens", what),
+			serviceWords(rejected.Err)+fmt.Sprintf("\n\nThe token endpoint accepts client_id and client_secret, but the API answered 401 Unauthorized to every access token the request was sent with (%d in a row, each the newest issued). "+
+				"Check that the application key behind client_id has access to this store, and that base_url is the store's API address.", rejected.Tokens))
 	case errors.As(err, &apiErr):
 		summary := fmt.Sprintf("Could not %s: %d %s", what, apiErr.StatusCode, apiErr.Title())
 		detail := serviceWords(apiErr)

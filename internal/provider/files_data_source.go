@@ -13,14 +13,16 @@ var fileType = recordType[client.File]{
 		{"file_name", "Name of the file.", types.StringType},
 		{"mime_type", "Media type, e.g. `image/png`.", types.StringType},
 		{"file_size", "Size in bytes.", types.Int64Type},
-		{"public", "Whether the file can be fetched without credentials.", types.BoolType},
-		{"href", "Address the file is served from.", types.StringType},
+		{"width", "Width in pixels, for images; null otherwise (`meta.dimensions.width`).", types.Int64Type},
+		{"height", "Height in pixels, for images; null otherwise (`meta.dimensions.height`).", types.Int64Type},
+		{"public", "Whether the file can be fetched without credentials (deprecated by the service).", types.BoolType},
+		{"href", "Address the file is served from (`link.href`).", types.StringType},
 	},
 	row: func(f client.File) []any {
-		return []any{f.FileName, f.MimeType, f.FileSize, f.Public, f.Href}
+		return []any{f.FileName, f.MimeType, f.FileSize, f.Width, f.Height, f.Public, f.Href}
 	},
 	lookupKeys: []string{"file_name"},
-	example:    "eq(mime_type,image/png):eq(public,true)",
+	example:    "like(file_name,invoice-*):ge(file_size,1048576)",
 }
 
 // NewFilesDataSource is commerce_files.

@@ -43,43 +43,37 @@ func checkFilterText(p path.Path, text string, r client.Resource, example string
 // user wrote it, for quoting in messages.
 func checkTerm(p path.Path, t filter.Term, src string, r client.Resource, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	kind, known := r.FilterAttributes[t.Attribute]
+	fa, known := r.Filters[t.Attribute]
 	if !known {
 		diags.AddAttributeWarning(p, "Unknown filter attribute",
 			fmt.Sprintf("%s: %q filters on %q, which the provider does not know for %s (it knows %s). The service may still accept it; if it does not, the read fails with the service's answer.",
 				p, src, t.Attribute, r.Name, strings.Join(r.FilterAttributeNames(), ", ")))
 		return diags
 	}
+	if !fa.Allows(t.Op) {
+		diags.AddAttributeError(p, "Operator not supported on this attribute",
+			fmt.Sprintf("%s: %q: the service filters %s %s with %s only, not with %s.\n\nExample: %s",
+				p, src, r.Name, t.Attribute, fa.OpNames(), t.Op, example))
+		return diags
+	}
 	bad := func(format string, args ...any) {
 		diags.AddAttributeError(p, "Invalid filter value",
 			fmt.Sprintf("%s: %q: %s\n\nExample: %s", p, src, fmt.Sprintf(format, args...), example))
 	}
-	switch kind {
+	switch fa.Kind {
 	case client.KindTimestamp:
-		if t.Op == filter.Like {
-			bad("%s is a timestamp and cannot be matched with like; compare it with ge, gt, le, lt or eq.", t.Attribute)
-			return diags
-		}
 		for _, v := range t.Values {
 			if !filter.IsTimestamp(v) {
 				bad("%q is not a timestamp in the form the service takes: ISO 8601 in UTC with milliseconds and Z, e.g. %s.", v, exampleTimestamp)
 			}
 		}
 	case client.KindNumber:
-		if t.Op == filter.Like {
-			bad("%s is a number and cannot be matched with like.", t.Attribute)
-			return diags
-		}
 		for _, v := range t.Values {
 			if _, err := strconv.ParseFloat(v, 64); err != nil {
 				bad("%s is a number, and %q is not one.", t.Attribute, v)
 			}
 		}
 	case client.KindBool:
-		if t.Op != filter.Eq && t.Op != filter.In {
-			bad("%s is true or false and can only be compared with eq or in.", t.Attribute)
-			return diags
-		}
 		for _, v := range t.Values {
 			if v != "true" && v != "false" {
 				bad("%s is true or false, not %q.", t.Attribute, v)

@@ -44,8 +44,8 @@ func (d *listDataSource[T]) Metadata(_ context.Context, req datasource.MetadataR
 
 func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	r := d.rt.kind.Resource
-	sorts := make([]string, 0, 2*len(r.SortAttributes))
-	for _, s := range r.SortAttributes {
+	sorts := make([]string, 0, 2*len(r.SortAttributes()))
+	for _, s := range r.SortAttributes() {
 		sorts = append(sorts, s, "-"+s)
 	}
 	ops := make([]string, 0, 7)
@@ -54,12 +54,12 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
-			"the provider pages through the whole result set, also past the service's %s-record offset limit.", r.Singular, thousands(client.OffsetLimit)),
+			"the provider pages through the whole result set, also past the service's %s-record offset limit.\n\n%s", r.Singular, thousands(client.OffsetLimit), howListed(r)),
 		Attributes: map[string]schema.Attribute{
 			"filter": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `%s`. "+
-					"Checked at plan time. Known attributes: %s.", d.rt.example, backticks(r.FilterAttributeNames())),
+					"Checked at plan time against what the service accepts: %s. An attribute not listed gets a warning, since the service may know more.", d.rt.example, filterTable(r)),
 			},
 			"where": schema.ListNestedAttribute{
 				Optional: true,
@@ -76,7 +76,7 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 			},
 			"sort": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Order of the results: " + backticks(sorts) + "; a leading `-` means descending. Defaults to `" + client.DefaultSort + "` (oldest first). Records with equal sort values come in the service's order.",
+				MarkdownDescription: "Order of the results: " + backticks(sorts) + "; a leading `-` means descending. Defaults to `" + r.DefaultSort + "` (oldest first). " + sortNote(r),
 				Validators:          []validator.String{stringvalidator.OneOf(sorts...)},
 			},
 			"max_results": schema.Int64Attribute{
@@ -88,6 +88,14 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Fill `%s` with the records. Defaults to true. Set it to false when `ids` (and `total`) are all you need: "+
 					"the state then holds one string per record instead of a whole object, which for 100,000 records saves most of the provider's and Terraform's memory and time.", r.Name),
+			},
+			"consistency_buffer": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Leave out records created less than this long before the read started, as a duration such as `60s` or `5m`. " +
+					"The service is eventually consistent: records created in the last moments may not all be visible yet, so a list that includes them can differ between two runs. " +
+					"With a buffer the list is complete up to a fixed point in time. Defaults to none: every record the service shows. " +
+					"Sent to the service as `lt(created_at,...)` where it filters on `created_at`, applied by the provider otherwise; `total` counts what is left.",
+				Validators: []validator.String{durationValidator{}},
 			},
 			"include_json": schema.BoolAttribute{
 				Optional:            true,
@@ -124,7 +132,8 @@ type listInputs struct {
 	MaxResults  types.Int64  `tfsdk:"max_results"`
 	IncludeJSON types.Bool   `tfsdk:"include_json"`
 	// IncludeRecords defaults to true, so null means true.
-	IncludeRecords types.Bool `tfsdk:"include_records"`
+	IncludeRecords    types.Bool   `tfsdk:"include_records"`
+	ConsistencyBuffer types.String `tfsdk:"consistency_buffer"`
 }
 
 func getListInputs(ctx context.Context, cfg interface {
@@ -138,6 +147,7 @@ func getListInputs(ctx context.Context, cfg interface {
 	diags.Append(cfg.GetAttribute(ctx, path.Root("max_results"), &in.MaxResults)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &in.IncludeJSON)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("include_records"), &in.IncludeRecords)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("consistency_buffer"), &in.ConsistencyBuffer)...)
 	return in, diags
 }
 
@@ -235,6 +245,8 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 		Sort:        in.Sort.ValueString(),
 		MaxResults:  int(in.MaxResults.ValueInt64()),
 		IncludeJSON: includeJSON,
+		// The validator checked the duration; an unset buffer parses as 0.
+		CreatedBefore: createdBefore(in.ConsistencyBuffer.ValueString()),
 		Progress: func(listed, total int) {
 			tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), r.Name))
 		},
@@ -260,9 +272,9 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 			records = records[:min(len(records), q.MaxResults)]
 		}
 	}
-	tflog.Debug(ctx, "listing finished", map[string]any{
+	tflog.Info(ctx, "listing finished", map[string]any{
 		"resource": r.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
-		"windows": stats.Windows, "duration_ms": time.Since(start).Milliseconds(),
+		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
 	if err != nil {
 		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+r.Name, err))

@@ -50,7 +50,7 @@ data "commerce_orders" "desc" { sort = "-created_at" }`,
 
 func TestAccOrdersFilterWhereSortMax(t *testing.T) {
 	srv := startEmulator(t, emulator.Options{Orders: 3000})
-	const f = "ge(created_at,2024-02-01T00:00:00.000Z):in(status,complete,processing)"
+	const f = "ge(created_at,2024-02-01T00:00:00.000Z):eq(status,complete)"
 	where := `like(email,"*@example.org")`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
@@ -73,14 +73,14 @@ data "commerce_orders" "ids_only" {
   include_records = false
 }`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.commerce_orders.recent", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", f+":"+where, "-updated_at"))),
-				statecheck.ExpectKnownValue("data.commerce_orders.first_ten", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", "", "")[:10])),
+				statecheck.ExpectKnownValue("data.commerce_orders.recent", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "orders", f+":"+where, "-updated_at"))),
+				statecheck.ExpectKnownValue("data.commerce_orders.first_ten", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", "", "created_at")[:10])),
 				statecheck.ExpectKnownValue("data.commerce_orders.first_ten", tfjsonpath.New("total"), knownvalue.Int64Exact(3000)),
 				statecheck.ExpectKnownValue("data.commerce_orders.first_ten", tfjsonpath.New("orders").AtSliceIndex(0).AtMapKey("json"), knownvalue.NotNull()),
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("ids"), knownvalue.ListExact([]knownvalue.Check{})),
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue("data.commerce_orders.none", tfjsonpath.New("orders"), knownvalue.ListExact([]knownvalue.Check{})),
-				statecheck.ExpectKnownValue("data.commerce_orders.ids_only", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", "", "")[:10])),
+				statecheck.ExpectKnownValue("data.commerce_orders.ids_only", tfjsonpath.New("ids"), idsExact(expected(t, srv, "orders", "", "created_at")[:10])),
 				statecheck.ExpectKnownValue("data.commerce_orders.ids_only", tfjsonpath.New("orders"), knownvalue.Null()),
 			},
 		}},

@@ -72,6 +72,17 @@ func expected(t *testing.T, srv *emulator.Server, resource, filter, sort string)
 	return ids
 }
 
+// sortedHere is the list a provider-sorted read returns: every match,
+// sorted by the provider (ties by id).
+func sortedHere(t *testing.T, srv *emulator.Server, resource, filter, sort string) []string {
+	t.Helper()
+	ids, err := srv.SortedIDs(resource, filter, sort)
+	if err != nil {
+		t.Fatalf("SortedIDs(%s, %q, %q): %v", resource, filter, sort, err)
+	}
+	return ids
+}
+
 // hcl quotes s as an HCL string literal (JSON escaping is valid HCL, but
 // "${" and "%{" must not start a template).
 func hcl(s string) string {

@@ -39,8 +39,11 @@ const jsonField = "json"
 var commonFields = []field{
 	{"id", "Identifier of the record.", types.StringType},
 	{"created_at", "When the record was created (ISO 8601, as the service reports it).", types.StringType},
-	{"updated_at", "When the record was last updated (ISO 8601).", types.StringType},
 }
+
+// updatedAtField is the last-update time of the record types that have one
+// (files do not).
+var updatedAtField = field{"updated_at", "When the record was last updated (ISO 8601).", types.StringType}
 
 func (rt recordType[T]) allFields() []field {
 	return append(append([]field{}, commonFields...), rt.fields...)
@@ -76,7 +79,6 @@ func (rt recordType[T]) tfValues(rec T, includeJSON bool) map[string]tftypes.Val
 	vals := make(map[string]tftypes.Value, len(rt.fields)+len(commonFields)+1)
 	vals["id"] = tftypes.NewValue(tftypes.String, c.ID)
 	vals["created_at"] = tfValue(c.CreatedAt)
-	vals["updated_at"] = tfValue(c.UpdatedAt)
 	vals[jsonField] = nullString
 	if includeJSON {
 		vals[jsonField] = tftypes.NewValue(tftypes.String, c.JSON)

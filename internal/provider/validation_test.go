@@ -25,7 +25,7 @@ func TestAccPlanTimeValidation(t *testing.T) {
 			`(?s)Invalid filter expression.*eq`},
 		"malformed timestamp": {`data "commerce_orders" "x" { filter = "ge(created_at,2026-01-01)" }`,
 			`(?s)Invalid filter value.*"ge\(created_at,2026-01-01\)".*2026-01-01T00:00:00.000Z`},
-		"timestamp in where": {`data "commerce_files" "x" {
+		"timestamp in where": {`data "commerce_orders" "x" {
   where = [{ attribute = "updated_at", op = "lt", value = "yesterday" }]
 }`, `(?s)Invalid filter value.*where\[0\].*"yesterday" is not a timestamp`},
 		"in without values": {`data "commerce_files" "x" {
@@ -37,8 +37,21 @@ func TestAccPlanTimeValidation(t *testing.T) {
 		"bad where operator": {`data "commerce_files" "x" {
   where = [{ attribute = "file_name", op = "contains", value = "a" }]
 }`, `(?s)where\[0\].op.*contains`},
-		"boolean compared with like": {`data "commerce_files" "x" { filter = "like(public,tr*)" }`,
-			`(?s)Invalid filter value.*public is true or false`},
+		"number compared with like": {`data "commerce_files" "x" { filter = "like(file_size,1*)" }`,
+			`(?s)Operator not supported on this attribute.*"like\(file_size,1\*\)".*files\s+file_size\s+with\s+gt,\s+ge,\s+lt,\s+le\s+only,\s+not\s+with\s+like`},
+		"range on a text attribute": {`data "commerce_accounts" "x" { filter = "gt(name,M)" }`,
+			`(?s)Operator not supported on this attribute.*accounts\s+name\s+with\s+eq,\s+like\s+only,\s+not\s+with\s+gt`},
+		"in on orders": {`data "commerce_orders" "x" {
+  where = [{ attribute = "status", op = "in", values = ["complete", "processing"] }]
+}`, `(?s)Operator not supported on this attribute.*where\[0\].*orders\s+status\s+with\s+eq\s+only,\s+not\s+with\s+in`},
+		"valid terms pass, one operator fails": {`data "commerce_files" "x" { filter = "ge(file_size,1):lt(width,9):eq(file_name,a):in(id,x,y):gt(height,1)" }
+data "commerce_file" "y" { filter = "like(file_name,a*):ge(created_at,2026-01-01T00:00:00.000Z)" }
+data "commerce_accounts" "z" { filter = "le(id,abc):like(external_ref,crm-*)" }
+data "commerce_orders" "w" { filter = "lt(with_tax,1):eq(updated_at,2026-01-01T00:00:00.000Z)" }
+data "commerce_file" "v" { filter = "eq(width,100)" }`,
+			`(?s)Operator not supported on this attribute.*commerce_file.v.*files\s+width\s+with\s+gt,\s+ge,\s+lt,\s+le\s+only,\s+not\s+with\s+eq`},
+		"bad consistency_buffer": {`data "commerce_orders" "x" { consistency_buffer = "60" }`,
+			`(?s)consistency_buffer must be a positive duration`},
 		"sort not supported": {`data "commerce_orders" "x" { sort = "name" }`,
 			`(?s)sort.*value must be one of`},
 		"max_results zero": {`data "commerce_orders" "x" { max_results = 0 }`,

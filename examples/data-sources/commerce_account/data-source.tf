@@ -23,11 +23,12 @@ data "commerce_account" "obrien" {
   filter = "eq(name,\"O'Brien & Sons\")"
 }
 
-# The id found by name feeds another data source: Acme's subsidiaries.
-data "commerce_accounts" "acme_subsidiaries" {
-  where = [
-    { attribute = "parent_id", op = "eq", value = data.commerce_account.acme.id },
-  ]
+# The id found by name picks Acme's subsidiaries out of every account (the
+# service cannot filter accounts by parent).
+data "commerce_accounts" "all" {}
+
+locals {
+  acme_subsidiaries = [for a in data.commerce_accounts.all.accounts : a.name if a.parent_id == data.commerce_account.acme.id]
 }
 
 output "acme_account_id" {
@@ -47,5 +48,5 @@ output "account_names" {
 }
 
 output "acme_subsidiaries" {
-  value = data.commerce_accounts.acme_subsidiaries.accounts[*].name
+  value = local.acme_subsidiaries
 }

@@ -1,12 +1,15 @@
-# Accounts by exact name. Names with commas, quotes, & or non-ASCII text need
-# no escaping in where: the provider quotes every value.
+# Accounts whose names start with "O'Brien" or end in "GmbH". Names with
+# commas, quotes, & or non-ASCII text need no escaping in where: the
+# provider quotes every value (like matches * as any run of characters).
+data "commerce_accounts" "obrien" {
+  where = [{ attribute = "name", op = "like", value = "O'Brien*" }]
+  sort  = "name"
+}
+
+# Accounts by their reference in a CRM: in takes several values.
 data "commerce_accounts" "named" {
   where = [
-    {
-      attribute = "name"
-      op        = "in"
-      values    = ["Acme, Inc.", "O'Brien & Sons", "Müller & Söhne GmbH", "東京商事"]
-    },
+    { attribute = "external_ref", op = "in", values = ["crm-000001", "crm-000002", "crm-000012", "crm-000014"] },
   ]
   sort = "name"
 }
@@ -17,11 +20,9 @@ data "commerce_accounts" "acme" {
   filter = "eq(name,\"Acme, Inc.\")"
 }
 
-# Subsidiaries of the accounts above: their ids feed the next filter.
-data "commerce_accounts" "subsidiaries" {
-  where = [
-    { attribute = "parent_id", op = "in", values = data.commerce_accounts.named.ids },
-  ]
+# Every account, ids only: one string per account in the state.
+data "commerce_accounts" "all_ids" {
+  include_records = false
 }
 
 # The five newest accounts created in the first week of 2024.
@@ -39,8 +40,12 @@ output "acme_registration_id" {
   value = one(data.commerce_accounts.acme.accounts[*].registration_id)
 }
 
-output "subsidiaries" {
-  value = { for a in data.commerce_accounts.subsidiaries.accounts : a.name => a.parent_id }
+output "obrien_accounts" {
+  value = data.commerce_accounts.obrien.accounts[*].name
+}
+
+output "account_count" {
+  value = length(data.commerce_accounts.all_ids.ids)
 }
 
 output "first_week" {

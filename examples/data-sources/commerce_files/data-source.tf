@@ -1,7 +1,8 @@
-# Public PNG images over 1 MiB, most recently updated first.
-data "commerce_files" "large_public_png" {
-  filter = "eq(mime_type,image/png):eq(public,true):gt(file_size,1048576)"
-  sort   = "-updated_at"
+# Images at least 1024 pixels wide and over 1 MiB, largest first. The
+# service cannot sort files: the provider lists every match and sorts them.
+data "commerce_files" "large_images" {
+  filter = "ge(width,1024):gt(file_size,1048576)"
+  sort   = "-file_size"
 }
 
 # Every export file, whatever its type.
@@ -17,8 +18,8 @@ data "commerce_file" "export" {
   id       = each.value
 }
 
-output "large_public_png_links" {
-  value = { for f in data.commerce_files.large_public_png.files : f.file_name => f.href }
+output "large_image_links" {
+  value = { for f in data.commerce_files.large_images.files : f.file_name => f.href }
 }
 
 output "export_bytes" {

@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// filterTable renders the capability table's filter attributes with their
+// operators, for schema descriptions and docs.
+func filterTable(r client.Resource) string {
+	parts := make([]string, 0, len(r.Filters))
+	for _, name := range r.FilterAttributeNames() {
+		parts = append(parts, fmt.Sprintf("`%s` (%s)", name, r.Filters[name].OpNames()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortNote says who sorts: the service, or the provider after listing
+// everything.
+func sortNote(r client.Resource) string {
+	var b strings.Builder
+	if len(r.ServiceSorts) > 0 {
+		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come in the service's order. ", backticks(r.ServiceSorts))
+	}
+	if len(r.ProviderSorts) > 0 {
+		fmt.Fprintf(&b, "The service cannot sort %s by %s: for those the provider lists every matching record and sorts them itself, "+
+			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list).", r.Name, backticks(r.ProviderSorts))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// howListed explains, per data source, what the service can do and how the
+// provider reaches every record.
+func howListed(r client.Resource) string {
+	limit := thousands(client.OffsetLimit)
+	switch {
+	case len(r.ServiceSorts) == 0:
+		return fmt.Sprintf("**How it lists.** The service cannot sort %s and filters them only on %s. "+
+			"Up to %s matches, the provider reads offset pages in the service's own order, in parallel. "+
+			"Above that it cuts the listing into ranges of `%s`, cut at the values the first page shows and checked against the counts the service reports, until each is small enough to read by offset, and merges them without duplicates. "+
+			"It then sorts the complete list itself. If more than %s %s share one `%s`, no filter can tell them apart: the read fails and says how to narrow the filter.",
+			r.Name, backticks(r.FilterAttributeNames()), limit, r.RangeAttribute, limit, r.Name, r.RangeAttribute)
+	case r.RangeAttribute != "":
+		return fmt.Sprintf("**How it lists.** The service sorts %s by %s and filters `%s` by range, so the provider reads keyset windows: "+
+			"offset pages in parallel up to %s records, then the next window from the last `%s` seen. "+
+			"Orders it cannot get from the service (%s) it sorts itself after listing by `%s`. "+
+			"More than %s records with one `%s` are cut into windows of `%s`. "+
+			"If the service turns out not to sort as documented (it refuses or ignores `sort`), the provider switches to offset pages and windows of `%s` once per run and logs it.",
+			r.Name, backticks(r.ServiceSorts), r.ServiceSorts[0], limit, r.ServiceSorts[0], backticks(r.ProviderSorts), r.ServiceSorts[0],
+			limit, r.ServiceSorts[0], r.RangeAttribute, r.RangeAttribute)
+	default:
+		return fmt.Sprintf("**How it lists.** The service sorts %s by %s and filters the sort attributes by range, so the provider reads keyset windows: "+
+			"offset pages in parallel up to %s records, then the next window from the last sort value seen; more than %s records with one sort value are listed by `id`. "+
+			"If the service turns out not to sort as documented (it refuses or ignores `sort`), the provider lists up to %s records in the service's order and sorts them itself "+
+			"where it can (timestamps and `id`), or fails saying so (`name`, whose order is the service's collation).",
+			r.Name, backticks(r.ServiceSorts), limit, limit, limit)
+	}
+}
+
+// createdBefore is the cut-off of a consistency buffer: now minus the
+// buffer, or zero without one.
+func createdBefore(buffer string) time.Time {
+	d, err := time.ParseDuration(buffer)
+	if buffer == "" || err != nil || d <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(-d)
+}
