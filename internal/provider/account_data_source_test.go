@@ -10,10 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func TestAccLookups(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 60, Orders: 200, Files: 50})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 60, Orders: 200, Files: 50})
 	acc := srv.Accounts()[15] // All,the:(hard)'bits"\*
 	ord := srv.Orders()[7]
 	file := srv.Files()[3]
@@ -47,7 +48,7 @@ data "commerce_file" "by_id"       { id = ` + hcl(file.ID) + ` }`,
 				id("data.commerce_order.by_ref", ord.ID),
 				id("data.commerce_order.by_filter", ord.ID),
 				statecheck.ExpectKnownValue("data.commerce_order.by_number", tfjsonpath.New("customer_email"), knownvalue.StringExact(ord.CustomerEmail)),
-				statecheck.ExpectKnownValue("data.commerce_order.by_number", tfjsonpath.New("amount_with_tax"), knownvalue.Int64Exact(ord.Amount)),
+				statecheck.ExpectKnownValue("data.commerce_order.by_number", tfjsonpath.New("amount_with_tax"), knownvalue.Int64Exact(ord.WithTax)),
 				id("data.commerce_file.by_name", file.ID),
 				id("data.commerce_file.by_id", file.ID),
 				statecheck.ExpectKnownValue("data.commerce_file.by_id", tfjsonpath.New("file_size"), knownvalue.Int64Exact(file.FileSize)),
@@ -58,7 +59,7 @@ data "commerce_file" "by_id"       { id = ` + hcl(file.ID) + ` }`,
 }
 
 func TestAccLookupErrors(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 60, Orders: 200})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 60, Orders: 200})
 	cases := map[string]struct{ config, want string }{
 		"no match":        {`data "commerce_account" "x" { name = "No Such Account, Ltd." }`, `(?s)No account found.*No account matches name = "No Such Account, Ltd\."`},
 		"several matches": {`data "commerce_order" "x" { filter = "eq(currency,USD)" }`, `(?s)More than one order found.*\d+ orders match the filter eq\(currency,USD\).*by id`},

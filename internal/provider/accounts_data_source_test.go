@@ -11,12 +11,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // TestAccAccountsHostileNames looks every hostile account name up through
 // where, so that quoting is proven end to end: HCL, provider, filter, service.
 func TestAccAccountsHostileNames(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 60})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 60})
 	accounts := srv.Accounts()[:20]
 	var cfg strings.Builder
 	var checks []statecheck.StateCheck
@@ -35,7 +36,7 @@ func TestAccAccountsHostileNames(t *testing.T) {
 }
 
 func TestAccAccountsSortedByNamePastOffsetLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 11000})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 11000})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
@@ -59,7 +60,7 @@ data "commerce_accounts" "all" { sort = "name" }`,
 // in the service's order and sorts by created_at itself, and refuses to
 // guess the service's order of names.
 func TestAccAccountsServiceIgnoresSort(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
@@ -87,7 +88,7 @@ data "commerce_accounts" "newest" {
 // accepted requests, plus one per provider process (Configure fetches one
 // before the first read).
 func TestAccAccountsTokensValidForTenRequests(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 6000, TokenRequests: 10})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 6000, TokenRequests: 10})
 	want := expected(t, srv, "accounts", "", "created_at")
 	step := resource.TestStep{
 		Config: providerConfig(t, srv, "max_parallel_requests = 8") + `data "commerce_accounts" "all" { include_records = false }`,
@@ -108,10 +109,10 @@ func TestAccAccountsTokensValidForTenRequests(t *testing.T) {
 		if r.Path != "/v2/accounts" {
 			continue
 		}
-		switch {
-		case r.Status == 401:
+		switch r.Status {
+		case 401:
 			unauthorized++
-		case r.Status == 200:
+		case 200:
 			accepted++
 			if strings.Contains(r.RawQuery, "page%5Boffset%5D=0&") {
 				reads++

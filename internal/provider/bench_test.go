@@ -33,85 +33,8 @@ import (
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
-
-// nullObject is an object of typ with every attribute null except set.
-func nullObject(typ tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
-	obj := typ.(tftypes.Object)
-	vals := make(map[string]tftypes.Value, len(obj.AttributeTypes))
-	for name, t := range obj.AttributeTypes {
-		if v, ok := set[name]; ok {
-			vals[name] = v
-			continue
-		}
-		vals[name] = tftypes.NewValue(t, nil)
-	}
-	return tftypes.NewValue(typ, vals)
-}
-
-func dynamicValue(b *testing.B, v tftypes.Value) *tfprotov6.DynamicValue {
-	b.Helper()
-	dv, err := tfprotov6.NewDynamicValue(v.Type(), v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &dv
-}
-
-// benchProvider serves the provider in process and configures it for srv.
-type benchProvider struct {
-	server   tfprotov6.ProviderServer
-	dsType   tftypes.Type
-	dsConfig *tfprotov6.DynamicValue
-}
-
-func newBenchProvider(b *testing.B, srv *emulator.Server, dataSource string) *benchProvider {
-	b.Helper()
-	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, d := range schemas.Diagnostics {
-		b.Fatalf("schema: %s: %s", d.Summary, d.Detail)
-	}
-	pcfg := nullObject(schemas.Provider.ValueType(), map[string]tftypes.Value{
-		"base_url":      tftypes.NewValue(tftypes.String, srv.URL()),
-		"client_id":     tftypes.NewValue(tftypes.String, emulator.DefaultClientID),
-		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
-	})
-	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "bench", Config: dynamicValue(b, pcfg)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, d := range resp.Diagnostics {
-		b.Fatalf("configure: %s: %s", d.Summary, d.Detail)
-	}
-	ds, ok := schemas.DataSourceSchemas[dataSource]
-	if !ok {
-		b.Fatalf("no data source %s", dataSource)
-	}
-	typ := ds.ValueType()
-	return &benchProvider{server: server, dsType: typ, dsConfig: dynamicValue(b, nullObject(typ, nil))}
-}
-
-// read runs ReadDataSource and returns the msgpack state Terraform would get.
-func (p *benchProvider) read(b *testing.B, typeName string) []byte {
-	resp, err := p.server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: typeName, Config: p.dsConfig})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			b.Fatalf("read: %s: %s", d.Summary, d.Detail)
-		}
-	}
-	return resp.State.MsgPack
-}
 
 type peakHeap struct {
 	stop, done chan struct{}
@@ -157,11 +80,7 @@ func BenchmarkReadOrders(b *testing.B) {
 	for _, latency := range []time.Duration{20 * time.Millisecond, 0} {
 		for _, n := range []int{10000, 60000, 100000} {
 			b.Run(fmt.Sprintf("latency=%s/N=%d", latency, n), func(b *testing.B) {
-				srv, err := emulator.Start(emulator.Options{Orders: n, Files: -1, Accounts: -1, Latency: latency})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer srv.Close()
+				srv := emulatortest.Start(b, emulator.Options{Orders: n, Files: -1, Accounts: -1, Latency: latency})
 				clearBenchEnv(b)
 				runtime.GC()
 				var ms runtime.MemStats
@@ -176,14 +95,14 @@ func BenchmarkReadOrders(b *testing.B) {
 				srv.ResetStats()
 				for b.Loop() {
 					start := time.Now()
-					p := newBenchProvider(b, srv, "commerce_orders")
-					state := p.read(b, "commerce_orders")
+					p := serveInProcess(b, srv)
+					state := p.readState(b, "commerce_orders", nil)
 					wall += time.Since(start)
 					iters++
 					stateBytes = len(state)
 					if iters == 1 {
 						b.StopTimer()
-						checkState(b, p.dsType, state, n)
+						checkState(b, p.dataSourceType(b, "commerce_orders"), state, n)
 						b.StartTimer()
 					}
 				}
@@ -233,7 +152,9 @@ func clearBenchEnv(b *testing.B) {
 }
 
 // benchOrders lists n orders from an emulator without latency, outside any
-// timer, for the state-building benchmarks.
+// timer, for the state-building benchmarks. The emulator is closed on return
+// rather than at cleanup, so that its records do not count in the
+// benchmarks' heap.
 func benchOrders(b *testing.B, n int) []client.Order {
 	b.Helper()
 	srv, err := emulator.Start(emulator.Options{Orders: n, Files: -1, Accounts: -1})

@@ -27,18 +27,9 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 	)
 	switch {
 	case errors.As(err, &authErr):
-		detail := "The service did not issue an access token.\n\n" + serviceWords(authErr.Err) +
-			"\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
-			" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
-			authErr.TokenURL + "."
-		return diag.NewErrorDiagnostic("Authentication failed", detail)
+		return authDiagnostic(authErr)
 	case errors.As(err, &limitErr):
-		return diag.NewErrorDiagnostic("Cannot list past the service's offset limit",
-			fmt.Sprintf("%d %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
-				"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+
-				"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
-				"or set max_results to the number of records you need.",
-				limitErr.Total, limitErr.Resource, limitErr.OffsetLimit, limitErr.Listed, serviceWords(limitErr.Err), limitErr.OffsetLimit))
+		return offsetLimitDiagnostic(limitErr)
 	case errors.As(err, &unlisted):
 		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
 			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",
@@ -59,15 +50,7 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 			serviceWords(rejected.Err)+fmt.Sprintf("\n\nThe token endpoint accepts client_id and client_secret, but the API answered 401 Unauthorized to every access token the request was sent with (%d in a row, each the newest issued). "+
 				"Check that the application key behind client_id has access to this store, and that base_url is the store's API address.", rejected.Tokens))
 	case errors.As(err, &apiErr):
-		summary := fmt.Sprintf("Could not %s: %d %s", what, apiErr.StatusCode, apiErr.Title())
-		detail := serviceWords(apiErr)
-		switch {
-		case apiErr.Refused():
-			detail += "\n\nThe access token was refused even after a new one was fetched: check that the application key behind client_id may read this resource."
-		case apiErr.Throttled():
-			detail += "\n\nThe service kept rate-limiting the provider. Lower max_parallel_requests or set rate_limit, or raise max_retries."
-		}
-		return diag.NewErrorDiagnostic(summary, detail)
+		return apiDiagnostic(what, apiErr)
 	case errors.As(err, &protoErr):
 		return diag.NewErrorDiagnostic("Unexpected response from the service",
 			fmt.Sprintf("Could not %s, because the provider cannot vouch for a complete and correct result: %v", what, err))
@@ -77,6 +60,37 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 	default:
 		return diag.NewErrorDiagnostic("Could not "+what, err.Error())
 	}
+}
+
+func authDiagnostic(err *client.AuthError) diag.Diagnostic {
+	detail := "The service did not issue an access token.\n\n" + serviceWords(err.Err) +
+		"\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
+		" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
+		err.TokenURL + "."
+	return diag.NewErrorDiagnostic("Authentication failed", detail)
+}
+
+func offsetLimitDiagnostic(err *client.OffsetLimitError) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Cannot list past the service's offset limit",
+		fmt.Sprintf("%d %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
+			"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+
+			"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
+			"or set max_results to the number of records you need.",
+			err.Total, err.Resource, err.OffsetLimit, err.Listed, serviceWords(err.Err), err.OffsetLimit))
+}
+
+// apiDiagnostic adds the fix to the service's answer where the status
+// points at one.
+func apiDiagnostic(what string, err *client.APIError) diag.Diagnostic {
+	summary := fmt.Sprintf("Could not %s: %d %s", what, err.StatusCode, err.Title())
+	detail := serviceWords(err)
+	switch {
+	case err.Refused():
+		detail += "\n\nThe access token was refused even after a new one was fetched: check that the application key behind client_id may read this resource."
+	case err.Throttled():
+		detail += "\n\nThe service kept rate-limiting the provider. Lower max_parallel_requests or set rate_limit, or raise max_retries."
+	}
+	return diag.NewErrorDiagnostic(summary, detail)
 }
 
 // serviceWords renders an error with the service's status, title, detail

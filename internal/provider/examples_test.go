@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // TestAccExamples runs every configuration in examples/ against the
@@ -20,7 +21,7 @@ func TestAccExamples(t *testing.T) {
 		t.Fatalf("want the six data source examples, found %v (%v)", files, err)
 	}
 	files = append(files, "../../examples/demo/main.tf")
-	srv := startEmulator(t, emulator.Options{Seed: 1})
+	srv := emulatortest.Start(t, emulator.Options{Seed: 1})
 	clearEnv(t)
 	t.Setenv(EnvBaseURL, srv.URL())
 	t.Setenv(EnvClientID, emulator.DefaultClientID)

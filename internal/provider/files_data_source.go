@@ -2,25 +2,21 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 var fileType = recordType[client.File]{
 	kind: client.Files,
-	fields: []field{
-		{"file_name", "Name of the file.", types.StringType},
-		{"mime_type", "Media type, e.g. `image/png`.", types.StringType},
-		{"file_size", "Size in bytes.", types.Int64Type},
-		{"width", "Width in pixels, for images; null otherwise (`meta.dimensions.width`).", types.Int64Type},
-		{"height", "Height in pixels, for images; null otherwise (`meta.dimensions.height`).", types.Int64Type},
-		{"public", "Whether the file can be fetched without credentials (deprecated by the service).", types.BoolType},
-		{"href", "Address the file is served from (`link.href`).", types.StringType},
-	},
-	row: func(f client.File) []any {
-		return []any{f.FileName, f.MimeType, f.FileSize, f.Width, f.Height, f.Public, f.Href}
-	},
+	fields: recordFields(
+		stringField("file_name", "Name of the file.", func(f client.File) string { return f.FileName }),
+		stringField("mime_type", "Media type, e.g. `image/png`.", func(f client.File) string { return f.MimeType }),
+		int64Field("file_size", "Size in bytes.", func(f client.File) *int64 { return f.FileSize }),
+		int64Field("width", "Width in pixels, for images; null otherwise (`meta.dimensions.width`).", func(f client.File) *int64 { return f.Width }),
+		int64Field("height", "Height in pixels, for images; null otherwise (`meta.dimensions.height`).", func(f client.File) *int64 { return f.Height }),
+		boolField("public", "Whether the file can be fetched without credentials (deprecated by the service).", func(f client.File) *bool { return f.Public }),
+		stringField("href", "Address the file is served from (`link.href`).", func(f client.File) string { return f.Href }),
+	),
 	lookupKeys: []string{"file_name"},
 	example:    "like(file_name,invoice-*):ge(file_size,1048576)",
 }

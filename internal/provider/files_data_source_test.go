@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // TestAccFilesComplete lists every file of stores that cannot sort files:
@@ -19,7 +20,7 @@ import (
 func TestAccFilesComplete(t *testing.T) {
 	for _, n := range []int{50, 3000, 25000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			srv := startEmulator(t, emulator.Options{Files: n})
+			srv := emulatortest.Start(t, emulator.Options{Files: n})
 			want := sortedHere(t, srv, "files", "", "created_at")
 			if len(want) != n {
 				t.Fatalf("emulator has %d files", len(want))
@@ -45,7 +46,7 @@ data "commerce_files" "ids_only" { include_records = false }`,
 }
 
 func TestAccFilesSortFilterAndShape(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Files: 400})
+	srv := emulatortest.Start(t, emulator.Options{Files: 400})
 	const f = "ge(file_size,1048576)"
 	var image emulator.File
 	for _, fl := range srv.Files() {
@@ -83,7 +84,7 @@ data "commerce_file" "image" { id = "` + image.ID + `" }`,
 // be told apart by any filter the service offers, so the read fails naming
 // the count and how to narrow it, instead of returning 10,000 of them.
 func TestAccFilesTieGroupOverTheLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Files: 10400, FileSizeTieGroups: []int{10001}})
+	srv := emulatortest.Start(t, emulator.Options{Files: 10400, FileSizeTieGroups: []int{10001}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{

@@ -82,9 +82,7 @@ func (d *lookupDataSource[T]) Configure(_ context.Context, req datasource.Config
 
 // selected returns the selector that is set and its value; ok is false
 // while a selector is unknown.
-func (d *lookupDataSource[T]) selected(ctx context.Context, cfg interface {
-	GetAttribute(context.Context, path.Path, any) diag.Diagnostics
-}) (name, value string, ok bool, diags diag.Diagnostics) {
+func (d *lookupDataSource[T]) selected(ctx context.Context, cfg attributeGetter) (name, value string, ok bool, diags diag.Diagnostics) {
 	for _, s := range d.selectors() {
 		var v types.String
 		diags.Append(cfg.GetAttribute(ctx, path.Root(s), &v)...)
@@ -126,46 +124,15 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
-	r := d.rt.kind.Resource
 	var rec T
 	if name == "id" {
-		var err error
-		rec, err = client.Get(ctx, d.client, d.rt.kind, value, includeJSON.ValueBool())
-		if client.NotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
-				fmt.Sprintf("No %s has id %q: %v", r.Singular, value, err))
-			return
-		}
-		if err != nil {
-			resp.Diagnostics.Append(errorDiagnostic(ctx, "read "+r.Singular+" "+value, err))
-			return
-		}
+		rec, diags = d.byID(ctx, value, includeJSON.ValueBool())
 	} else {
-		expr, searched := value, "the filter "+value
-		if name != "filter" {
-			expr = filter.Expr{filter.NewTerm(filter.Eq, name, value)}.String()
-			searched = fmt.Sprintf("%s = %q", name, value)
-		}
-		var found []T
-		stats, err := client.List(ctx, d.client, d.rt.kind, client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON.ValueBool()},
-			func(t T) error { found = append(found, t); return nil })
-		if err != nil {
-			resp.Diagnostics.Append(errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err))
-			return
-		}
-		switch {
-		case len(found) == 0:
-			resp.Diagnostics.AddAttributeError(path.Root(name), "No "+r.Singular+" found",
-				fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", r.Singular, searched, expr))
-			return
-		case len(found) > 1 || stats.Total > 1:
-			resp.Diagnostics.AddAttributeError(path.Root(name), "More than one "+r.Singular+" found",
-				fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use commerce_%s to list them all.",
-					max(stats.Total, len(found)), r.Name, searched, r.Name))
-			return
-		}
-		rec = found[0]
+		rec, diags = d.bySearch(ctx, name, value, includeJSON.ValueBool())
+	}
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
 	}
 	state, err := stateWith(req.Config.Raw, d.rt.tfValues(rec, includeJSON.ValueBool()))
 	if err != nil {
@@ -173,4 +140,63 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	resp.State.Raw = state
+}
+
+func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON bool) (T, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	r := d.rt.kind.Resource
+	rec, err := client.Get(ctx, d.client, d.rt.kind, id, includeJSON)
+	switch {
+	case client.NotFound(err):
+		diags.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
+			fmt.Sprintf("No %s has id %q: %v", r.Singular, id, err))
+	case err != nil:
+		diags.Append(errorDiagnostic(ctx, "read "+r.Singular+" "+id, err))
+	}
+	return rec, diags
+}
+
+// bySearch finds the one record whose attribute name (a lookup key, or
+// "filter" for a filter expression) matches value.
+func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, includeJSON bool) (T, diag.Diagnostics) {
+	expr, searched := lookupFilter(name, value)
+	var found []T
+	// Two are enough to tell one match from several; total counts the rest.
+	stats, err := client.List(ctx, d.client, d.rt.kind, client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON},
+		func(t T) error { found = append(found, t); return nil })
+	if err != nil {
+		var zero T
+		r := d.rt.kind.Resource
+		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err)}
+	}
+	return onlyMatch(d.rt.kind.Resource, name, expr, searched, found, stats.Total)
+}
+
+// lookupFilter is the filter that searches for value: the expression itself
+// for "filter", else an exact match on the attribute, quoted so that any
+// text matches as written. searched says what was searched, for messages.
+func lookupFilter(name, value string) (expr, searched string) {
+	if name == "filter" {
+		return value, "the filter " + value
+	}
+	return filter.Expr{filter.NewTerm(filter.Eq, name, value)}.String(), fmt.Sprintf("%s = %q", name, value)
+}
+
+// onlyMatch is the one record a search found, or the error that says it
+// found none or several. total is the service's count of matches.
+func onlyMatch[T client.Record](r client.Resource, name, expr, searched string, found []T, total int) (T, diag.Diagnostics) {
+	var zero T
+	var diags diag.Diagnostics
+	switch {
+	case len(found) == 0:
+		diags.AddAttributeError(path.Root(name), "No "+r.Singular+" found",
+			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", r.Singular, searched, expr))
+		return zero, diags
+	case len(found) > 1 || total > 1:
+		diags.AddAttributeError(path.Root(name), "More than one "+r.Singular+" found",
+			fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use commerce_%s to list them all.",
+				max(total, len(found)), r.Name, searched, r.Name))
+		return zero, diags
+	}
+	return found[0], diags
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func TestAccOrdersAllPastOffsetLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 25000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000})
 	want := expected(t, srv, "orders", "", "created_at")
 	if len(want) != 25000 {
 		t.Fatalf("emulator has %d orders", len(want))
@@ -33,7 +34,7 @@ func TestAccOrdersAllPastOffsetLimit(t *testing.T) {
 func TestAccOrdersTieGroupAcrossPages(t *testing.T) {
 	// 333 orders share one created_at; pages of 30 split the group eleven
 	// times. Every order must come exactly once, in the service's order.
-	srv := startEmulator(t, emulator.Options{Orders: 1200, OrderTieGroups: []int{333}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 1200, OrderTieGroups: []int{333}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
@@ -49,7 +50,7 @@ data "commerce_orders" "desc" { sort = "-created_at" }`,
 }
 
 func TestAccOrdersFilterWhereSortMax(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 3000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 3000})
 	const f = "ge(created_at,2024-02-01T00:00:00.000Z):eq(status,complete)"
 	where := `like(email,"*@example.org")`
 	resource.Test(t, resource.TestCase{

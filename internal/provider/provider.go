@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -154,48 +155,14 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		return
 	}
 	s, ok := p.resolve(cfg, resp)
-	for _, setting := range []struct {
-		name  string
-		value attr.Value
-	}{
-		{"page_size", cfg.PageSize}, {"max_parallel_requests", cfg.MaxParallelRequests}, {"rate_limit", cfg.RateLimit},
-		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout},
-	} {
-		if setting.value.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root(setting.name), "Unknown "+setting.name,
-				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time.", setting.name))
-			ok = false
-		}
-	}
-	if !ok {
+	resp.Diagnostics.Append(unknownTuning(cfg)...)
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	ccfg := client.Config{
-		BaseURL:             s.baseURL,
-		AuthURL:             s.authURL,
-		ClientID:            s.clientID,
-		ClientSecret:        s.clientSecret,
-		PageSize:            int(valueOr(cfg.PageSize, client.DefaultPageSize)),
-		MaxParallelRequests: int(valueOr(cfg.MaxParallelRequests, client.DefaultMaxParallelRequests)),
-		MaxRetries:          int(valueOr(cfg.MaxRetries, client.DefaultMaxRetries)),
-		RequestTimeout:      client.DefaultRequestTimeout,
-		UserAgent:           fmt.Sprintf("terraform-provider-commerce/%s (+terraform %s)", p.version, req.TerraformVersion),
-		Logger:              tfLogger{},
-	}
-	if !cfg.RequestTimeout.IsNull() {
-		ccfg.RequestTimeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString()) // validated by the schema
-	}
-	switch {
-	case !cfg.RateLimit.IsNull():
-		ccfg.RateLimit = cfg.RateLimit.ValueFloat64()
-	case os.Getenv(EnvRateLimit) != "":
-		v, err := strconv.ParseFloat(os.Getenv(EnvRateLimit), 64)
-		if err != nil || v <= 0 {
-			resp.Diagnostics.AddAttributeError(path.Root("rate_limit"), "Invalid rate_limit",
-				fmt.Sprintf("%s=%q is not a positive number of requests per second, e.g. 25. Fix or unset the variable, or set rate_limit in the provider block.", EnvRateLimit, os.Getenv(EnvRateLimit)))
-			return
-		}
-		ccfg.RateLimit = v
+	ccfg, diags := p.clientConfig(cfg, s, req.TerraformVersion)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
 	}
 	c, err := client.New(ccfg)
 	if err != nil {
@@ -213,6 +180,67 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	}(context.WithoutCancel(ctx))
 	resp.DataSourceData = c
 	resp.ResourceData = c
+}
+
+// unknownTuning reports the tuning settings that are unknown at plan time:
+// the client is built once, before any of them could be known.
+func unknownTuning(cfg providerModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, setting := range []struct {
+		name  string
+		value attr.Value
+	}{
+		{"page_size", cfg.PageSize}, {"max_parallel_requests", cfg.MaxParallelRequests}, {"rate_limit", cfg.RateLimit},
+		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout},
+	} {
+		if setting.value.IsUnknown() {
+			diags.AddAttributeError(path.Root(setting.name), "Unknown "+setting.name,
+				fmt.Sprintf("The provider cannot be configured because %s depends on a value that is only known after apply. Set it to a value known at plan time.", setting.name))
+		}
+	}
+	return diags
+}
+
+// clientConfig is the client's configuration: the resolved settings, and
+// the tuning attributes or their defaults.
+func (p *commerceProvider) clientConfig(cfg providerModel, s settings, terraformVersion string) (client.Config, diag.Diagnostics) {
+	ccfg := client.Config{
+		BaseURL:             s.baseURL,
+		AuthURL:             s.authURL,
+		ClientID:            s.clientID,
+		ClientSecret:        s.clientSecret,
+		PageSize:            int(valueOr(cfg.PageSize, client.DefaultPageSize)),
+		MaxParallelRequests: int(valueOr(cfg.MaxParallelRequests, client.DefaultMaxParallelRequests)),
+		MaxRetries:          int(valueOr(cfg.MaxRetries, client.DefaultMaxRetries)),
+		RequestTimeout:      client.DefaultRequestTimeout,
+		UserAgent:           fmt.Sprintf("terraform-provider-commerce/%s (+terraform %s)", p.version, terraformVersion),
+		Logger:              tfLogger{},
+	}
+	if !cfg.RequestTimeout.IsNull() {
+		ccfg.RequestTimeout, _ = time.ParseDuration(cfg.RequestTimeout.ValueString()) // validated by the schema
+	}
+	var diags diag.Diagnostics
+	ccfg.RateLimit, diags = rateLimit(cfg.RateLimit)
+	return ccfg, diags
+}
+
+// rateLimit is rate_limit, else its environment variable, which no schema
+// validator sees; 0 means no ceiling.
+func rateLimit(v types.Float64) (float64, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	env := os.Getenv(EnvRateLimit)
+	switch {
+	case !v.IsNull():
+		return v.ValueFloat64(), diags
+	case env == "":
+		return 0, diags
+	}
+	limit, err := strconv.ParseFloat(env, 64)
+	if err != nil || limit <= 0 {
+		diags.AddAttributeError(path.Root("rate_limit"), "Invalid rate_limit",
+			fmt.Sprintf("%s=%q is not a positive number of requests per second, e.g. 25. Fix or unset the variable, or set rate_limit in the provider block.", EnvRateLimit, env))
+	}
+	return limit, diags
 }
 
 // resolve applies the environment fallbacks and reports what is missing or

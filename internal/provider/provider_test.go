@@ -14,23 +14,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // protoV6Factories runs the provider in the test process, so that tests
 // see the emulator's counters and the provider's logs directly.
 var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
 	"commerce": providerserver.NewProtocol6WithError(New("test")()),
-}
-
-// startEmulator runs an emulator on 127.0.0.1 for one test.
-func startEmulator(t *testing.T, opts emulator.Options) *emulator.Server {
-	t.Helper()
-	srv, err := emulator.Start(opts)
-	if err != nil {
-		t.Fatalf("starting emulator: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 // providerConfig is a provider block for srv. Environment fallbacks are
@@ -113,7 +103,7 @@ func TestProviderSchemaValid(t *testing.T) {
 }
 
 func TestAccProviderConfigErrors(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 5})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
 	ds := `data "commerce_accounts" "any" { max_results = 1 }`
 	cases := []struct {
 		name   string
@@ -178,7 +168,7 @@ provider "commerce" {
 }
 
 func TestAccProviderEnvFallback(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 5})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
 	clearEnv(t)
 	t.Setenv(EnvBaseURL, srv.URL())
 	t.Setenv(EnvClientID, emulator.DefaultClientID)
@@ -197,7 +187,7 @@ output "n" { value = data.commerce_accounts.all.total }`,
 // TestAccNoSecretsInLogs runs a listing with TF_LOG=TRACE and checks that
 // neither the client secret nor any bearer token reaches the log.
 func TestAccNoSecretsInLogs(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 30, ClientSecret: "s3cr3t-value-that-must-not-leak"})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 30, ClientSecret: "s3cr3t-value-that-must-not-leak"})
 	logPath := t.TempDir() + "/trace.log"
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logPath)

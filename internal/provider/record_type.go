@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -12,21 +11,53 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
-// field is one typed attribute of a record as Terraform sees it.
-type field struct {
+// field is one typed attribute of a record as Terraform sees it, with the
+// getter that reads it from a record. Declaring both together keeps the
+// schema and the state from drifting apart.
+type field[T client.Record] struct {
 	name        string
 	description string
 	typ         attr.Type // types.StringType, types.Int64Type or types.BoolType
+	value       func(T) tftypes.Value
+}
+
+// stringField is a string attribute; the service's empty string is null.
+func stringField[T client.Record](name, description string, get func(T) string) field[T] {
+	return field[T]{name, description, types.StringType, func(rec T) tftypes.Value { return tfString(get(rec)) }}
+}
+
+// int64Field is a whole-number attribute; a nil value is null.
+func int64Field[T client.Record](name, description string, get func(T) *int64) field[T] {
+	return field[T]{name, description, types.Int64Type, func(rec T) tftypes.Value { return tfInt64(get(rec)) }}
+}
+
+// boolField is a boolean attribute; a nil value is null.
+func boolField[T client.Record](name, description string, get func(T) *bool) field[T] {
+	return field[T]{name, description, types.BoolType, func(rec T) tftypes.Value { return tfBool(get(rec)) }}
+}
+
+// recordFields are the attributes every record has, then the given ones.
+// The id goes into the state as sent, never as null: every record has one.
+func recordFields[T client.Record](own ...field[T]) []field[T] {
+	return append([]field[T]{
+		{"id", "Identifier of the record.", types.StringType, func(rec T) tftypes.Value {
+			return tftypes.NewValue(tftypes.String, rec.Base().ID)
+		}},
+		stringField("created_at", "When the record was created (ISO 8601, as the service reports it).", func(rec T) string { return rec.Base().CreatedAt }),
+	}, own...)
+}
+
+// updatedAt is the last-update time of the record types that have one
+// (files do not).
+func updatedAt[T client.Record]() field[T] {
+	return stringField("updated_at", "When the record was last updated (ISO 8601).", func(rec T) string { return rec.Base().UpdatedAt })
 }
 
 // recordType describes how one kind of record maps to Terraform: its
-// attributes, their values, and what identifies a record uniquely.
+// attributes, and what identifies a record uniquely.
 type recordType[T client.Record] struct {
 	kind   client.Kind[T]
-	fields []field // without "json", which every record type has
-	// row returns a record's values in the order of fields: a string (empty
-	// for none), *int64 or *bool.
-	row func(T) []any
+	fields []field[T] // from recordFields; without "json", which depends on include_json
 	// lookupKeys are unique attributes a single-record data source can look
 	// a record up by, besides id and filter.
 	lookupKeys []string
@@ -36,19 +67,6 @@ type recordType[T client.Record] struct {
 
 const jsonField = "json"
 
-var commonFields = []field{
-	{"id", "Identifier of the record.", types.StringType},
-	{"created_at", "When the record was created (ISO 8601, as the service reports it).", types.StringType},
-}
-
-// updatedAtField is the last-update time of the record types that have one
-// (files do not).
-var updatedAtField = field{"updated_at", "When the record was last updated (ISO 8601).", types.StringType}
-
-func (rt recordType[T]) allFields() []field {
-	return append(append([]field{}, commonFields...), rt.fields...)
-}
-
 func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]schema.Attribute {
 	out := map[string]schema.Attribute{
 		jsonField: schema.StringAttribute{
@@ -56,7 +74,7 @@ func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]sc
 			MarkdownDescription: "The record exactly as the service sent it, as a JSON string, for fields the provider does not model (decode it with `jsondecode`). Null unless `include_json = true`, to keep the state small.",
 		},
 	}
-	for _, f := range rt.allFields() {
+	for _, f := range rt.fields {
 		opt := optional[f.name]
 		switch f.typ {
 		case types.Int64Type:
@@ -75,43 +93,41 @@ func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]sc
 // about a thousand allocations per record, which at 100,000 records is most
 // of a plan's memory.
 func (rt recordType[T]) tfValues(rec T, includeJSON bool) map[string]tftypes.Value {
-	c := rec.Base()
-	vals := make(map[string]tftypes.Value, len(rt.fields)+len(commonFields)+1)
-	vals["id"] = tftypes.NewValue(tftypes.String, c.ID)
-	vals["created_at"] = tfValue(c.CreatedAt)
+	vals := make(map[string]tftypes.Value, len(rt.fields)+1)
+	for _, f := range rt.fields {
+		vals[f.name] = f.value(rec)
+	}
 	vals[jsonField] = nullString
 	if includeJSON {
-		vals[jsonField] = tftypes.NewValue(tftypes.String, c.JSON)
-	}
-	for i, v := range rt.row(rec) {
-		vals[rt.fields[i].name] = tfValue(v)
+		vals[jsonField] = tftypes.NewValue(tftypes.String, rec.Base().JSON)
 	}
 	return vals
 }
 
 var nullString = tftypes.NewValue(tftypes.String, nil)
 
-// tfValue converts a record field: the service's "no value" (an empty
-// string, an absent number or boolean) becomes null.
-func tfValue(v any) tftypes.Value {
-	switch v := v.(type) {
-	case string:
-		if v == "" {
-			return nullString
-		}
-		return tftypes.NewValue(tftypes.String, v)
-	case *int64:
-		if v == nil {
-			return tftypes.NewValue(tftypes.Number, nil)
-		}
-		return tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(*v))
-	case *bool:
-		if v == nil {
-			return tftypes.NewValue(tftypes.Bool, nil)
-		}
-		return tftypes.NewValue(tftypes.Bool, *v)
+// tfString, tfInt64 and tfBool turn the service's "no value" (an empty
+// string, an absent number or boolean) into null, so that a configuration
+// can test for it with == null.
+func tfString(v string) tftypes.Value {
+	if v == "" {
+		return nullString
 	}
-	panic(fmt.Sprintf("provider: record field of unexpected type %T", v))
+	return tftypes.NewValue(tftypes.String, v)
+}
+
+func tfInt64(v *int64) tftypes.Value {
+	if v == nil {
+		return tftypes.NewValue(tftypes.Number, nil)
+	}
+	return tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(*v))
+}
+
+func tfBool(v *bool) tftypes.Value {
+	if v == nil {
+		return tftypes.NewValue(tftypes.Bool, nil)
+	}
+	return tftypes.NewValue(tftypes.Bool, *v)
 }
 
 // stateWith is the data source's state: its configuration with computed

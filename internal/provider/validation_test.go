@@ -7,13 +7,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // TestAccPlanTimeValidation proves that bad input fails at plan with the
 // attribute named and the offending part quoted, before any request
 // reaches the service.
 func TestAccPlanTimeValidation(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 10, Accounts: 10, Files: 10})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Accounts: 10, Files: 10})
 	cases := map[string]struct{ config, want string }{
 		"unknown operator": {`data "commerce_orders" "x" { filter = "gte(created_at,2026-01-01T00:00:00.000Z)" }`,
 			`(?s)Invalid filter expression.*filter: unknown operator "gte".*Example: ge\(created_at`},
@@ -87,7 +88,7 @@ data "commerce_file" "v" { filter = "eq(width,100)" }`,
 // TestAccUnknownAttributeWarns checks that a filter attribute the provider
 // does not know is passed on (the service may know it) with a warning only.
 func TestAccUnknownAttributeWarns(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 10})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 10})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{

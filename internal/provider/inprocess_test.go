@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+)
+
+// inProcess is the provider served in the test process, as the binary
+// serves it to Terraform, configured for an emulator: tests and benchmarks
+// call the protocol directly, with no Terraform CLI.
+type inProcess struct {
+	server  tfprotov6.ProviderServer
+	schemas *tfprotov6.GetProviderSchemaResponse
+}
+
+func serveInProcess(t testing.TB, srv *emulator.Server) *inProcess {
+	t.Helper()
+	ctx := context.Background()
+	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range schemas.Diagnostics {
+		t.Fatalf("schema: %s: %s", d.Summary, d.Detail)
+	}
+	pcfg := nullObject(schemas.Provider.ValueType(), map[string]tftypes.Value{
+		"base_url":      tftypes.NewValue(tftypes.String, srv.URL()),
+		"client_id":     tftypes.NewValue(tftypes.String, emulator.DefaultClientID),
+		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
+	})
+	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: dynamicValue(t, pcfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
+	}
+	return &inProcess{server: server, schemas: schemas}
+}
+
+func (p *inProcess) dataSourceType(t testing.TB, dataSource string) tftypes.Type {
+	t.Helper()
+	ds, ok := p.schemas.DataSourceSchemas[dataSource]
+	if !ok {
+		t.Fatalf("no data source %s", dataSource)
+	}
+	return ds.ValueType()
+}
+
+// readResponse runs ReadDataSource with a configuration that sets the
+// given attributes and leaves every other null.
+func (p *inProcess) readResponse(t testing.TB, dataSource string, set map[string]tftypes.Value) *tfprotov6.ReadDataSourceResponse {
+	t.Helper()
+	cfg := dynamicValue(t, nullObject(p.dataSourceType(t, dataSource), set))
+	resp, err := p.server.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{TypeName: dataSource, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// readState is readResponse's state as Terraform gets it (msgpack), failing
+// the test on an error diagnostic.
+func (p *inProcess) readState(t testing.TB, dataSource string, set map[string]tftypes.Value) []byte {
+	t.Helper()
+	resp := p.readResponse(t, dataSource, set)
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("read: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	return resp.State.MsgPack
+}
+
+// readAttributes is readState decoded into its top-level attributes.
+func (p *inProcess) readAttributes(t testing.TB, dataSource string, set map[string]tftypes.Value) map[string]tftypes.Value {
+	t.Helper()
+	state := p.readState(t, dataSource, set)
+	v, err := (&tfprotov6.DynamicValue{MsgPack: state}).Unmarshal(p.dataSourceType(t, dataSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	return attrs
+}
+
+// nullObject is an object of typ with every attribute null except set.
+func nullObject(typ tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
+	obj := typ.(tftypes.Object)
+	vals := make(map[string]tftypes.Value, len(obj.AttributeTypes))
+	for name, t := range obj.AttributeTypes {
+		if v, ok := set[name]; ok {
+			vals[name] = v
+			continue
+		}
+		vals[name] = tftypes.NewValue(t, nil)
+	}
+	return tftypes.NewValue(typ, vals)
+}
+
+func dynamicValue(t testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	dv, err := tfprotov6.NewDynamicValue(v.Type(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}

@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// listInputs are the list data source's arguments.
+type listInputs struct {
+	Filter      types.String `tfsdk:"filter"`
+	Where       types.List   `tfsdk:"where"`
+	Sort        types.String `tfsdk:"sort"`
+	MaxResults  types.Int64  `tfsdk:"max_results"`
+	IncludeJSON types.Bool   `tfsdk:"include_json"`
+	// IncludeRecords defaults to true, so null means true.
+	IncludeRecords    types.Bool   `tfsdk:"include_records"`
+	ConsistencyBuffer types.String `tfsdk:"consistency_buffer"`
+}
+
+func getListInputs(ctx context.Context, cfg attributeGetter) (listInputs, diag.Diagnostics) {
+	var in listInputs
+	var diags diag.Diagnostics
+	diags.Append(cfg.GetAttribute(ctx, path.Root("filter"), &in.Filter)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("where"), &in.Where)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("sort"), &in.Sort)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("max_results"), &in.MaxResults)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &in.IncludeJSON)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("include_records"), &in.IncludeRecords)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("consistency_buffer"), &in.ConsistencyBuffer)...)
+	return in, diags
+}
+
+func (in listInputs) includeRecords() bool {
+	return in.IncludeRecords.IsNull() || in.IncludeRecords.ValueBool()
+}
+
+// query is the listing the inputs ask for, with expr (from expression) as
+// its filter; Read adds the callbacks.
+func (in listInputs) query(expr string) client.ListQuery {
+	return client.ListQuery{
+		Filter:      expr,
+		Sort:        in.Sort.ValueString(),
+		MaxResults:  int(in.MaxResults.ValueInt64()),
+		IncludeJSON: in.IncludeJSON.ValueBool(),
+		// The validator checked the duration; an unset buffer parses as 0.
+		CreatedBefore: createdBefore(in.ConsistencyBuffer.ValueString()),
+	}
+}
+
+// expression combines filter and where into the filter the service gets.
+// Parts unknown at plan time are skipped (validation runs again at read).
+func (in listInputs) expression(ctx context.Context, r client.Resource, example string) (expr string, diags diag.Diagnostics) {
+	known := true
+	var parts []string
+	if in.Filter.IsUnknown() {
+		known = false
+	} else if !in.Filter.IsNull() {
+		diags.Append(checkFilterText(path.Root("filter"), in.Filter.ValueString(), r, example)...)
+		parts = append(parts, in.Filter.ValueString())
+	}
+	switch {
+	case in.Where.IsUnknown():
+		known = false
+	case !in.Where.IsNull():
+		terms, termsKnown, tdiags := whereTerms(ctx, in.Where, r, example)
+		diags.Append(tdiags...)
+		known = known && termsKnown
+		parts = append(parts, terms...)
+	}
+	expr = strings.Join(parts, ":")
+	if known && len(expr) > filter.MaxLength {
+		diags.AddAttributeError(path.Root("filter"), "Filter too long",
+			fmt.Sprintf("filter and where together make a %d-byte filter; the service takes at most %d bytes. Split the data source, or use fewer values in an in() list.", len(expr), filter.MaxLength))
+	}
+	return expr, diags
+}
+
+var objectAsOptions = basetypes.ObjectAsOptions{}
+
+// whereTerms are the filter terms of the where elements that are known and
+// valid; known is false when any element is unknown at plan time.
+func whereTerms(ctx context.Context, where types.List, r client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
+	known = true
+	var wheres []types.Object
+	diags.Append(where.ElementsAs(ctx, &wheres, false)...)
+	for i, obj := range wheres {
+		p := path.Root("where").AtListIndex(i)
+		if obj.IsUnknown() {
+			known = false
+			continue
+		}
+		var w whereModel
+		diags.Append(obj.As(ctx, &w, objectAsOptions)...)
+		term, termKnown, tdiags := whereTerm(p, w)
+		diags.Append(tdiags...)
+		if !termKnown {
+			known = false
+			continue
+		}
+		if tdiags.HasError() {
+			continue
+		}
+		text := term.String()
+		diags.Append(checkTerm(p, term, text, r, example)...)
+		terms = append(terms, text)
+	}
+	return terms, known, diags
+}

@@ -1,0 +1,212 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+var whereAttrTypes = map[string]attr.Type{
+	"attribute": types.StringType, "op": types.StringType, "value": types.StringType, "values": types.ListType{ElemType: types.StringType},
+}
+
+// wheres is a where attribute of the given elements; a nil element is
+// unknown.
+func wheres(elems ...*whereModel) types.List {
+	vals := make([]attr.Value, len(elems))
+	for i, w := range elems {
+		if w == nil {
+			vals[i] = types.ObjectUnknown(whereAttrTypes)
+			continue
+		}
+		vals[i] = types.ObjectValueMust(whereAttrTypes, map[string]attr.Value{
+			"attribute": w.Attribute, "op": w.Op, "value": w.Value, "values": w.Values,
+		})
+	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: whereAttrTypes}, vals)
+}
+
+func whereEq(attribute, value string) *whereModel {
+	w := where(attribute, "eq", types.StringValue(value), noValues)
+	return &w
+}
+
+func TestExpression(t *testing.T) {
+	ctx := context.Background()
+	// Each part is within the limit; together they are not.
+	half := strings.Repeat("x", 4100)
+	long := "eq(order_number," + half + ")"
+	tooLong := wheres(whereEq("external_ref", half))
+	longBoth := long + ":eq(external_ref," + half + ")"
+	nullWhere := types.ListNull(types.ObjectType{AttrTypes: whereAttrTypes})
+	cases := []struct {
+		name  string
+		in    listInputs
+		expr  string
+		diags []wantDiag
+	}{
+		{"nothing", listInputs{Filter: types.StringNull(), Where: nullWhere}, "", nil},
+		{"filter alone, as written", listInputs{Filter: types.StringValue("eq(status,complete)"), Where: nullWhere}, "eq(status,complete)", nil},
+		{"where alone, quoted", listInputs{Filter: types.StringNull(), Where: wheres(whereEq("email", "a,b@example.org"))}, `eq(email,"a,b@example.org")`, nil},
+		{"filter first, then each where", listInputs{Filter: types.StringValue("eq(status,complete)"), Where: wheres(whereEq("currency", "USD"), whereEq("payment", "paid"))},
+			"eq(status,complete):eq(currency,USD):eq(payment,paid)", nil},
+		{"unknown parts left out", listInputs{Filter: types.StringUnknown(), Where: wheres(nil, whereEq("currency", "USD"))}, "eq(currency,USD)", nil},
+		{"invalid where left out", listInputs{Filter: types.StringNull(), Where: wheres(whereEq("file name", "a"), whereEq("currency", "USD"))}, "eq(currency,USD)",
+			[]wantDiag{errorAt("where[0].attribute", "Invalid where attribute")}},
+		{"where checked against the table", listInputs{Filter: types.StringNull(), Where: wheres(whereEq("with_tax", "1"))}, "eq(with_tax,1)",
+			[]wantDiag{errorAt("where[0]", "Operator not supported on this attribute", "orders with_tax with gt, ge, lt, le only")}},
+		{"filter checked", listInputs{Filter: types.StringValue("eq(colour,red)"), Where: nullWhere}, "eq(colour,red)",
+			[]wantDiag{warningAt("filter", "Unknown filter attribute")}},
+		{"too long", listInputs{Filter: types.StringValue(long), Where: tooLong}, longBoth,
+			[]wantDiag{errorAt("filter", "Filter too long", fmt.Sprintf("make a %d-byte filter; the service takes at most 8192 bytes", len(longBoth)))}},
+		{"too long, but not known yet", listInputs{Filter: types.StringUnknown(), Where: wheres(whereEq("external_ref", half), whereEq("order_number", half))},
+			"eq(external_ref," + half + "):eq(order_number," + half + ")", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			expr, diags := tc.in.expression(ctx, client.OrdersResource, orderType.example)
+			if expr != tc.expr {
+				t.Errorf("expression = %q, want %q", expr, tc.expr)
+			}
+			checkDiags(t, diags, tc.diags...)
+		})
+	}
+}
+
+func TestQuery(t *testing.T) {
+	in := listInputs{Sort: types.StringValue("-updated_at"), MaxResults: types.Int64Value(7), IncludeJSON: types.BoolValue(true),
+		ConsistencyBuffer: types.StringValue("5m")}
+	start := time.Now()
+	q := in.query("eq(status,complete)")
+	if q.Filter != "eq(status,complete)" || q.Sort != "-updated_at" || q.MaxResults != 7 || !q.IncludeJSON {
+		t.Errorf("query = %+v", q)
+	}
+	if cut := start.Add(-5 * time.Minute); q.CreatedBefore.Before(cut) || q.CreatedBefore.After(time.Now().Add(-5*time.Minute)) {
+		t.Errorf("CreatedBefore = %v, want about %v", q.CreatedBefore, cut)
+	}
+	q = listInputs{Sort: types.StringNull(), MaxResults: types.Int64Null(), IncludeJSON: types.BoolNull(), ConsistencyBuffer: types.StringNull()}.query("")
+	if q.Sort != "" || q.MaxResults != 0 || q.IncludeJSON || !q.CreatedBefore.IsZero() {
+		t.Errorf("query of nothing = %+v, want defaults", q)
+	}
+}
+
+func TestIncludeRecordsDefaultsToTrue(t *testing.T) {
+	for v, want := range map[types.Bool]bool{types.BoolNull(): true, types.BoolValue(true): true, types.BoolValue(false): false} {
+		if got := (listInputs{IncludeRecords: v}).includeRecords(); got != want {
+			t.Errorf("include_records = %s: includeRecords() = %v", v, got)
+		}
+	}
+}
+
+// ordersShape is the state type of commerce_orders.
+func ordersShape(t *testing.T) listStateShape {
+	t.Helper()
+	var resp datasource.SchemaResponse
+	NewOrdersDataSource().Schema(context.Background(), datasource.SchemaRequest{}, &resp)
+	shape, ok := listStateShapeOf(resp.Schema.Type().TerraformType(context.Background()), "orders")
+	if !ok {
+		t.Fatal("commerce_orders has no list of order objects")
+	}
+	return shape
+}
+
+func ids(t *testing.T, v tftypes.Value) []string {
+	t.Helper()
+	var vals []tftypes.Value
+	if err := v.As(&vals); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(vals))
+	for i, el := range vals {
+		var s string
+		var obj map[string]tftypes.Value
+		if el.Type().Is(tftypes.String) {
+			_ = el.As(&s)
+		} else if err := el.As(&obj); err == nil {
+			_ = obj["id"].As(&s)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func order(id string) client.Order {
+	return client.Order{Common: client.Common{ID: id, JSON: `{"id":"` + id + `"}`}, Status: "complete"}
+}
+
+func TestCollector(t *testing.T) {
+	shape := ordersShape(t)
+	collect := func(includeRecords bool, listed, late []string) *collector[client.Order] {
+		c := &collector[client.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
+		for _, id := range listed {
+			if err := c.add(order(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, id := range late {
+			if err := c.addLate(order(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	cases := []struct {
+		name           string
+		includeRecords bool
+		listed, late   []string
+		maxResults     int
+		want           []string
+	}{
+		{"in listing order", true, []string{"a", "b", "c"}, nil, 0, []string{"a", "b", "c"}},
+		{"late records first", true, []string{"a", "b"}, []string{"z", "y"}, 0, []string{"z", "y", "a", "b"}},
+		{"late records within max_results", true, []string{"a", "b", "c"}, []string{"z"}, 3, []string{"z", "a", "b"}},
+		{"ids only", false, []string{"a", "b"}, []string{"z"}, 2, []string{"z", "a"}},
+		{"none", true, nil, nil, 0, []string{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := collect(tc.includeRecords, tc.listed, tc.late).computed(shape, "orders", 42, tc.maxResults)
+			if len(vals) != 3 {
+				t.Errorf("computed %d attributes, want ids, total and orders", len(vals))
+			}
+			if got := ids(t, vals["ids"]); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("ids = %v, want %v", got, tc.want)
+			}
+			if !vals["total"].Equal(num(42)) {
+				t.Errorf("total = %s", vals["total"])
+			}
+			records := vals["orders"]
+			if !tc.includeRecords {
+				if !records.IsNull() {
+					t.Errorf("orders = %s, want null", records)
+				}
+				return
+			}
+			if records.IsNull() {
+				t.Fatal("orders is null, want a list (empty when nothing matched)")
+			}
+			if got := ids(t, records); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("orders ids = %v, want %v", got, tc.want)
+			}
+			if len(tc.want) > 0 {
+				var list []tftypes.Value
+				_ = records.As(&list)
+				var first map[string]tftypes.Value
+				_ = list[0].As(&first)
+				checkValues(t, first, orderType.tfValues(order(tc.want[0]), true))
+			}
+		})
+	}
+	if err := collect(true, nil, nil).addLate(client.File{}); err == nil || !strings.Contains(err.Error(), "late record of type client.File") {
+		t.Errorf("late file in an orders listing: %v", err)
+	}
+}

@@ -1,0 +1,150 @@
+package provider
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// nullModel is a provider block that sets nothing.
+func nullModel() providerModel {
+	return providerModel{
+		ClientID: types.StringNull(), ClientSecret: types.StringNull(), BaseURL: types.StringNull(), AuthURL: types.StringNull(),
+		PageSize: types.Int64Null(), MaxParallelRequests: types.Int64Null(), RateLimit: types.Float64Null(),
+		MaxRetries: types.Int64Null(), RequestTimeout: types.StringNull(),
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   map[string]string
+		edit  func(*providerModel)
+		want  settings
+		diags []wantDiag
+	}{
+		{"attributes", nil, func(m *providerModel) {
+			m.ClientID, m.ClientSecret, m.BaseURL = types.StringValue("id"), types.StringValue("secret"), types.StringValue("https://api.example.com/")
+		}, settings{"id", "secret", "https://api.example.com", ""}, nil},
+		{"environment", map[string]string{EnvClientID: "env-id", EnvClientSecret: "env-secret", EnvBaseURL: "http://127.0.0.1:8080", EnvAuthURL: "http://127.0.0.1:8080"},
+			nil, settings{"env-id", "env-secret", "http://127.0.0.1:8080", "http://127.0.0.1:8080"}, nil},
+		{"attribute wins over environment", map[string]string{EnvClientID: "env-id", EnvClientSecret: "s", EnvBaseURL: "https://api.example.com"},
+			func(m *providerModel) { m.ClientID = types.StringValue("id") }, settings{"id", "s", "https://api.example.com", ""}, nil},
+		{"missing", nil, nil, settings{}, []wantDiag{
+			errorAt("client_id", "Missing client_id", `Set client_id in the provider "commerce" block, or set the COMMERCE_CLIENT_ID environment variable.`),
+			errorAt("client_secret", "Missing client_secret", "COMMERCE_CLIENT_SECRET"),
+			errorAt("base_url", "Missing base_url", "COMMERCE_BASE_URL"),
+		}},
+		{"empty and unknown", map[string]string{EnvBaseURL: "https://api.example.com"}, func(m *providerModel) {
+			m.ClientID, m.ClientSecret = types.StringValue(""), types.StringUnknown()
+		}, settings{}, []wantDiag{
+			errorAt("client_id", "Empty client_id", "remove it and set the COMMERCE_CLIENT_ID environment variable"),
+			errorAt("client_secret", "Unknown client_secret", "only known after apply", "COMMERCE_CLIENT_SECRET"),
+		}},
+		{"plain http to another host", map[string]string{EnvClientID: "i", EnvClientSecret: "s"}, func(m *providerModel) {
+			m.BaseURL = types.StringValue("http://api.example.com")
+		}, settings{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the provider block or COMMERCE_BASE_URL)")}},
+		{"auth_url on another host", map[string]string{EnvClientID: "i", EnvClientSecret: "s", EnvBaseURL: "https://api.example.com"}, func(m *providerModel) {
+			m.AuthURL = types.StringValue("https://auth.example.net")
+		}, settings{"i", "s", "https://api.example.com", "https://auth.example.net"}, []wantDiag{
+			warningAt("auth_url", "auth_url is on another host", "The client secret is sent to auth.example.net, while resources are read from api.example.com."),
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			m := nullModel()
+			if tc.edit != nil {
+				tc.edit(&m)
+			}
+			var resp provider.ConfigureResponse
+			got, ok := (&commerceProvider{}).resolve(m, &resp)
+			if ok == resp.Diagnostics.HasError() {
+				t.Errorf("ok = %v with diagnostics %v", ok, resp.Diagnostics)
+			}
+			if ok && got != tc.want {
+				t.Errorf("settings %+v, want %+v", got, tc.want)
+			}
+			checkDiags(t, resp.Diagnostics, tc.diags...)
+		})
+	}
+}
+
+func TestUnknownTuning(t *testing.T) {
+	m := nullModel()
+	checkDiags(t, unknownTuning(m))
+	m.PageSize, m.RequestTimeout = types.Int64Unknown(), types.StringUnknown()
+	checkDiags(t, unknownTuning(m),
+		errorAt("page_size", "Unknown page_size", "page_size depends on a value that is only known after apply"),
+		errorAt("request_timeout", "Unknown request_timeout"))
+}
+
+func TestClientConfig(t *testing.T) {
+	clearEnv(t)
+	s := settings{"id", "secret", "https://api.example.com", "https://auth.example.com"}
+	got, diags := (&commerceProvider{version: "1.2.3"}).clientConfig(nullModel(), s, "1.9.0")
+	checkDiags(t, diags)
+	if got.BaseURL != s.baseURL || got.AuthURL != s.authURL || got.ClientID != s.clientID || got.ClientSecret != s.clientSecret {
+		t.Errorf("settings not passed on: %+v", got)
+	}
+	if got.PageSize != client.DefaultPageSize || got.MaxParallelRequests != client.DefaultMaxParallelRequests ||
+		got.MaxRetries != client.DefaultMaxRetries || got.RequestTimeout != client.DefaultRequestTimeout || got.RateLimit != 0 {
+		t.Errorf("defaults not applied: %+v", got)
+	}
+	if want := "terraform-provider-commerce/1.2.3 (+terraform 1.9.0)"; got.UserAgent != want {
+		t.Errorf("UserAgent %q, want %q", got.UserAgent, want)
+	}
+	m := nullModel()
+	m.PageSize, m.MaxParallelRequests, m.MaxRetries = types.Int64Value(50), types.Int64Value(3), types.Int64Value(0)
+	m.RequestTimeout, m.RateLimit = types.StringValue("90s"), types.Float64Value(2.5)
+	got, diags = (&commerceProvider{}).clientConfig(m, s, "")
+	checkDiags(t, diags)
+	if got.PageSize != 50 || got.MaxParallelRequests != 3 || got.MaxRetries != 0 || got.RequestTimeout != 90*time.Second || got.RateLimit != 2.5 {
+		t.Errorf("settings not applied: %+v", got)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	cases := []struct {
+		name  string
+		attr  types.Float64
+		env   string
+		want  float64
+		diags []wantDiag
+	}{
+		{"unset", types.Float64Null(), "", 0, nil},
+		{"attribute", types.Float64Value(10), "", 10, nil},
+		{"attribute wins", types.Float64Value(10), "oops", 10, nil},
+		{"environment", types.Float64Null(), "25.5", 25.5, nil},
+		{"environment not a number", types.Float64Null(), "fast", 0, []wantDiag{
+			errorAt("rate_limit", "Invalid rate_limit", `COMMERCE_RATE_LIMIT="fast" is not a positive number of requests per second`)}},
+		{"environment zero", types.Float64Null(), "0", 0, []wantDiag{errorAt("rate_limit", "Invalid rate_limit", `COMMERCE_RATE_LIMIT="0"`)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(EnvRateLimit, tc.env)
+			got, diags := rateLimit(tc.attr)
+			checkDiags(t, diags, tc.diags...)
+			if !diags.HasError() && got != tc.want {
+				t.Errorf("rateLimit = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHostOf(t *testing.T) {
+	for u, want := range map[string]string{
+		"https://API.example.com/v2": "api.example.com", "http://127.0.0.1:8080": "127.0.0.1:8080", "https://a.example": "a.example", "": "",
+	} {
+		if got := hostOf(u); got != want {
+			t.Errorf("hostOf(%q) = %q, want %q", u, got, want)
+		}
+	}
+}
