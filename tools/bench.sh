@@ -22,8 +22,7 @@
 #
 # The machine is shared: the load average is printed next to each figure,
 # since wall times on a loaded 2-core machine stretch with it.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BENCHTIME="${BENCHTIME:-3x}"
 LATENCY="${LATENCY:-20ms}"

@@ -6,8 +6,7 @@
 # dev_overrides (pointing TF_CLI_CONFIG_FILE at it; ~/.terraformrc is never
 # touched), runs plan and apply on examples/demo, prints the outputs, and
 # stops the emulator. Nothing is left running or written outside a temp dir.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tf="$(tools/tf-cli.sh terraform)"
 work="$(mktemp -d)"

@@ -10,14 +10,10 @@
 # gets the CLI from tools/tf-cli.sh (first on PATH), so that it never
 # downloads one, and an empty CLI configuration of its own, so that no
 # ~/.terraformrc (dev_overrides, mirrors) changes what it sees.
-set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TFPLUGINDOCS_VERSION="${TFPLUGINDOCS_VERSION:-v0.25.0}"
 PROVIDER_NAME=commerce
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-cache="${COMMERCE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-commerce}"
 
 mode="${1:-generate}"
 case "$mode" in
@@ -25,14 +21,7 @@ case "$mode" in
   *) echo "usage: $0 generate|check" >&2; exit 2 ;;
 esac
 
-# Pinned tfplugindocs, built once from the Go module proxy.
-docs_bin="$cache/tfplugindocs-${TFPLUGINDOCS_VERSION}"
-if [ ! -x "$docs_bin/tfplugindocs" ]; then
-  echo "docs: building tfplugindocs ${TFPLUGINDOCS_VERSION} (one time, cached in $docs_bin)" >&2
-  mkdir -p "$docs_bin"
-  GOBIN="$docs_bin" GOFLAGS=-buildvcs=false go install "github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs@${TFPLUGINDOCS_VERSION}"
-fi
-tfplugindocs="$docs_bin/tfplugindocs"
+tfplugindocs="$(pinned_tool tfplugindocs "$TFPLUGINDOCS_VERSION" github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs)"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -7,13 +7,9 @@
 # The pinned goreleaser is built once with `go install` from the Go module
 # proxy (v2.15.1 is known to install that way) and cached outside the work
 # tree.
-set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.15.1}"
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-cache="${COMMERCE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-commerce}"
 
 mode="${1:-check}"
 case "$mode" in
@@ -21,15 +17,10 @@ case "$mode" in
   *) echo "usage: $0 [check|snapshot]" >&2; exit 2 ;;
 esac
 
-bin="$cache/goreleaser-${GORELEASER_VERSION}"
-if [ ! -x "$bin/goreleaser" ]; then
-  echo "release-check: building goreleaser ${GORELEASER_VERSION} (one time, cached in $bin)" >&2
-  mkdir -p "$bin"
-  GOBIN="$bin" GOFLAGS=-buildvcs=false go install "github.com/goreleaser/goreleaser/v2@${GORELEASER_VERSION}"
-fi
+goreleaser="$(pinned_tool goreleaser "$GORELEASER_VERSION" github.com/goreleaser/goreleaser/v2)"
 
-"$bin/goreleaser" check
+"$goreleaser" check
 if [ "$mode" = snapshot ]; then
   # No GPG key is needed for a snapshot; dist/ is ignored by git.
-  "$bin/goreleaser" release --snapshot --clean --skip=sign
+  "$goreleaser" release --snapshot --clean --skip=sign
 fi

@@ -8,7 +8,7 @@
 # internet, which CI machines cannot reach. Builds are cached outside the
 # work tree (COMMERCE_TOOLS_CACHE, default ~/.cache/terraform-provider-commerce)
 # so that a fresh clone does not rebuild them.
-set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Pinned versions. Terraform 1.5.7 is the newest release whose module has no
 # replace directives, so `go install` can build it straight from the proxy.
@@ -16,11 +16,10 @@ TERRAFORM_VERSION="${TERRAFORM_VERSION:-1.5.7}"
 OPENTOFU_VERSION="${OPENTOFU_VERSION:-1.6.3}"
 
 tool="${1:-terraform}"
-cache="${COMMERCE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-commerce}"
 
 case "$tool" in
-  terraform) module="github.com/hashicorp/terraform@v${TERRAFORM_VERSION}"; dir="$cache/terraform-${TERRAFORM_VERSION}" ;;
-  tofu)      module="github.com/opentofu/opentofu/cmd/tofu@v${OPENTOFU_VERSION}"; dir="$cache/tofu-${OPENTOFU_VERSION}" ;;
+  terraform) version="v${TERRAFORM_VERSION}"; package="github.com/hashicorp/terraform" ;;
+  tofu)      version="v${OPENTOFU_VERSION}"; package="github.com/opentofu/opentofu/cmd/tofu" ;;
   *) echo "usage: $0 terraform|tofu" >&2; exit 2 ;;
 esac
 
@@ -30,9 +29,4 @@ if [ "${COMMERCE_BUILD_CLI:-0}" != 1 ] && found="$(command -v "$tool" 2>/dev/nul
   exit 0
 fi
 
-if [ ! -x "$dir/$tool" ]; then
-  echo "tf-cli: no $tool on PATH; building $module (one time, cached in $dir)" >&2
-  mkdir -p "$dir"
-  GOBIN="$dir" GOFLAGS=-buildvcs=false go install "$module" >&2
-fi
-echo "$dir/$tool"
+pinned_tool "$tool" "$version" "$package"
