@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,47 +42,54 @@ type config struct {
 	readyFile string
 	failRate  float64
 	opts      emulator.Options
+	resources []string // names, in the order the banner counts them
+}
+
+// resourceFlag is the flags of one resource: its record count and the
+// sizes of its created_at tie groups.
+type resourceFlag struct {
+	name      string // of the resource and its count flag: "orders"
+	ties      string // of the tie groups flag: "order-ties"
+	tiesUsage string
+	def       int
+	count     *int // the Options fields the flags set
+	groups    *[]int
+	n         int
+	tiesRaw   string
+}
+
+// resourceFlags lists the resources the command generates, with the Options
+// fields of each, in the order they are checked.
+func resourceFlags(o *emulator.Options) []*resourceFlag {
+	return []*resourceFlag{
+		{name: "orders", ties: "order-ties", def: emulator.DefaultOrders, count: &o.Orders, groups: &o.OrderTieGroups,
+			tiesUsage: "comma-separated sizes of groups of orders sharing one created_at (\"\" = default, \"none\")"},
+		{name: "files", ties: "file-ties", def: emulator.DefaultFiles, count: &o.Files, groups: &o.FileTieGroups,
+			tiesUsage: "comma-separated tie group sizes for files (\"\" = default, \"none\")"},
+		{name: "accounts", ties: "account-ties", def: emulator.DefaultAccounts, count: &o.Accounts, groups: &o.AccountTieGroups,
+			tiesUsage: "comma-separated tie group sizes for accounts (\"\" = default, \"none\")"},
+	}
+}
+
+// flags holds the values of the flags that are checked after parsing.
+type flags struct {
+	resources                    []*resourceFlag
+	fileSizeTies, ignoreSort     string
+	baseTime                     string
+	lenientSoftOffset            bool
+	pageLimit                    int
+	latency, tokenLifetime       time.Duration
+	rateLimit                    float64
+	clientID, clientSecret       string
+	seed                         int64
+	flatTimestamps, stringStatus bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("commerce-emulator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		c                                config
-		orders, files, accounts          int
-		orderTies, fileTies, accountTies string
-		fileSizeTies, ignoreSort         string
-		baseTime                         string
-		lenientSoftOffset                bool
-		pageLimit                        int
-		latency, tokenLifetime           time.Duration
-		rateLimit                        float64
-		clientID, clientSecret           string
-		seed                             int64
-		flatTimestamps, stringStatus     bool
-	)
-	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "loopback `host:port` to listen on (port 0 picks a free one)")
-	fs.IntVar(&orders, "orders", emulator.DefaultOrders, "number of orders")
-	fs.IntVar(&files, "files", emulator.DefaultFiles, "number of files")
-	fs.IntVar(&accounts, "accounts", emulator.DefaultAccounts, "number of accounts")
-	fs.StringVar(&orderTies, "order-ties", "", "comma-separated sizes of groups of orders sharing one created_at (\"\" = default, \"none\")")
-	fs.StringVar(&fileTies, "file-ties", "", "comma-separated tie group sizes for files (\"\" = default, \"none\")")
-	fs.StringVar(&accountTies, "account-ties", "", "comma-separated tie group sizes for accounts (\"\" = default, \"none\")")
-	fs.StringVar(&fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
-	fs.StringVar(&ignoreSort, "ignore-sort", "", "comma-separated resources (orders, files, accounts) whose lists accept and ignore any sort instead of answering 400")
-	fs.Int64Var(&seed, "seed", 1, "seed of the generated data")
-	fs.StringVar(&baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")
-	fs.DurationVar(&latency, "latency", 0, "delay added to every request")
-	fs.DurationVar(&tokenLifetime, "token-lifetime", emulator.DefaultTokenLifetime, "lifetime of access tokens")
-	fs.Float64Var(&rateLimit, "rate-limit", 0, "requests per second accepted before answering 429 (0 = unlimited)")
-	fs.Float64Var(&c.failRate, "fail-rate", 0, "fraction of requests (0..1) answered with a random 503")
-	fs.IntVar(&pageLimit, "page-limit", emulator.DefaultPageLimit, "page size when page[limit] is absent (1..100)")
-	fs.BoolVar(&lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts (the soft limit) instead of answering 400")
-	fs.BoolVar(&flatTimestamps, "flat-timestamps", false, "put created_at/updated_at and page/results at the top level instead of under meta")
-	fs.BoolVar(&stringStatus, "string-status", false, `send JSON:API error statuses as strings ("400")`)
-	fs.StringVar(&clientID, "client-id", emulator.DefaultClientID, "accepted client_id")
-	fs.StringVar(&clientSecret, "client-secret", emulator.DefaultClientSecret, "accepted client_secret")
-	fs.StringVar(&c.readyFile, "ready-file", "", "write the base URL to this `file` once listening")
+	c := &config{}
+	f := defineFlags(fs, c)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -91,66 +99,108 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := emulator.CheckLoopback(c.addr); err != nil {
 		return nil, err
 	}
-	count := func(name string, n int) (int, error) {
-		switch {
-		case n < 0:
-			return 0, fmt.Errorf("-%s must be 0 or more", name)
-		case n == 0:
-			return -1, nil // Options: negative means none, 0 the default
-		}
-		return n, nil
+	if err := f.setResources(); err != nil {
+		return nil, err
 	}
+	if err := f.setOptions(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// defineFlags defines the flags on fs: those that need no checking set c
+// directly, the others the returned flags.
+func defineFlags(fs *flag.FlagSet, c *config) *flags {
+	f := &flags{resources: resourceFlags(&c.opts)}
+	c.resources = f.names()
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "loopback `host:port` to listen on (port 0 picks a free one)")
+	for _, r := range f.resources {
+		fs.IntVar(&r.n, r.name, r.def, "number of "+r.name)
+		fs.StringVar(&r.tiesRaw, r.ties, "", r.tiesUsage)
+	}
+	fs.StringVar(&f.fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
+	fs.StringVar(&f.ignoreSort, "ignore-sort", "", "comma-separated resources ("+strings.Join(c.resources, ", ")+") whose lists accept and ignore any sort instead of answering 400")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the generated data")
+	fs.StringVar(&f.baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")
+	fs.DurationVar(&f.latency, "latency", 0, "delay added to every request")
+	fs.DurationVar(&f.tokenLifetime, "token-lifetime", emulator.DefaultTokenLifetime, "lifetime of access tokens")
+	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second accepted before answering 429 (0 = unlimited)")
+	fs.Float64Var(&c.failRate, "fail-rate", 0, "fraction of requests (0..1) answered with a random 503")
+	fs.IntVar(&f.pageLimit, "page-limit", emulator.DefaultPageLimit, "page size when page[limit] is absent (1..100)")
+	fs.BoolVar(&f.lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts (the soft limit) instead of answering 400")
+	fs.BoolVar(&f.flatTimestamps, "flat-timestamps", false, "put created_at/updated_at and page/results at the top level instead of under meta")
+	fs.BoolVar(&f.stringStatus, "string-status", false, `send JSON:API error statuses as strings ("400")`)
+	fs.StringVar(&f.clientID, "client-id", emulator.DefaultClientID, "accepted client_id")
+	fs.StringVar(&f.clientSecret, "client-secret", emulator.DefaultClientSecret, "accepted client_secret")
+	fs.StringVar(&c.readyFile, "ready-file", "", "write the base URL to this `file` once listening")
+	return f
+}
+
+func (f *flags) names() []string {
+	names := make([]string, len(f.resources))
+	for i, r := range f.resources {
+		names[i] = r.name
+	}
+	return names
+}
+
+// setResources checks and sets the record counts, then the tie groups.
+func (f *flags) setResources() error {
+	for _, r := range f.resources {
+		switch {
+		case r.n < 0:
+			return fmt.Errorf("-%s must be 0 or more", r.name)
+		case r.n == 0:
+			*r.count = -1 // Options: negative means none, 0 the default
+		default:
+			*r.count = r.n
+		}
+	}
+	for _, r := range f.resources {
+		groups, err := parseTies(r.ties, r.tiesRaw)
+		if err != nil {
+			return err
+		}
+		*r.groups = groups
+	}
+	return nil
+}
+
+// setOptions checks the other flags and sets the options.
+func (f *flags) setOptions(c *config) error {
 	var err error
 	o := &c.opts
-	if o.Orders, err = count("orders", orders); err != nil {
-		return nil, err
+	if o.FileSizeTieGroups, err = parseTies("file-size-ties", f.fileSizeTies); err != nil {
+		return err
 	}
-	if o.Files, err = count("files", files); err != nil {
-		return nil, err
+	if o.IgnoreSort, err = f.parseResources("ignore-sort", f.ignoreSort); err != nil {
+		return err
 	}
-	if o.Accounts, err = count("accounts", accounts); err != nil {
-		return nil, err
-	}
-	if o.OrderTieGroups, err = parseTies("order-ties", orderTies); err != nil {
-		return nil, err
-	}
-	if o.FileTieGroups, err = parseTies("file-ties", fileTies); err != nil {
-		return nil, err
-	}
-	if o.AccountTieGroups, err = parseTies("account-ties", accountTies); err != nil {
-		return nil, err
-	}
-	if o.FileSizeTieGroups, err = parseTies("file-size-ties", fileSizeTies); err != nil {
-		return nil, err
-	}
-	if o.IgnoreSort, err = parseResources("ignore-sort", ignoreSort); err != nil {
-		return nil, err
-	}
-	if o.BaseTime, err = time.Parse(time.RFC3339, baseTime); err != nil {
-		return nil, fmt.Errorf("-base-time: %w", err)
+	if o.BaseTime, err = time.Parse(time.RFC3339, f.baseTime); err != nil {
+		return fmt.Errorf("-base-time: %w", err)
 	}
 	switch {
-	case latency < 0:
-		return nil, errors.New("-latency must not be negative")
-	case tokenLifetime < time.Second:
-		return nil, errors.New("-token-lifetime must be at least 1s")
-	case rateLimit < 0:
-		return nil, errors.New("-rate-limit must not be negative")
+	case f.latency < 0:
+		return errors.New("-latency must not be negative")
+	case f.tokenLifetime < time.Second:
+		return errors.New("-token-lifetime must be at least 1s")
+	case f.rateLimit < 0:
+		return errors.New("-rate-limit must not be negative")
 	case c.failRate < 0 || c.failRate > 1:
-		return nil, errors.New("-fail-rate must be between 0 and 1")
-	case pageLimit < 1 || pageLimit > emulator.MaxPageLimit:
-		return nil, fmt.Errorf("-page-limit must be between 1 and %d", emulator.MaxPageLimit)
-	case clientID == "" || clientSecret == "":
-		return nil, errors.New("-client-id and -client-secret must not be empty")
+		return errors.New("-fail-rate must be between 0 and 1")
+	case f.pageLimit < 1 || f.pageLimit > emulator.MaxPageLimit:
+		return fmt.Errorf("-page-limit must be between 1 and %d", emulator.MaxPageLimit)
+	case f.clientID == "" || f.clientSecret == "":
+		return errors.New("-client-id and -client-secret must not be empty")
 	}
-	o.Seed, o.Latency, o.TokenLifetime, o.RateLimit = seed, latency, tokenLifetime, rateLimit
-	o.DefaultPageLimit, o.LenientSoftOffsetLimit = pageLimit, lenientSoftOffset
-	o.FlatTimestamps, o.StringStatus = flatTimestamps, stringStatus
-	o.ClientID, o.ClientSecret = clientID, clientSecret
+	o.Seed, o.Latency, o.TokenLifetime, o.RateLimit = f.seed, f.latency, f.tokenLifetime, f.rateLimit
+	o.DefaultPageLimit, o.LenientSoftOffsetLimit = f.pageLimit, f.lenientSoftOffset
+	o.FlatTimestamps, o.StringStatus = f.flatTimestamps, f.stringStatus
+	o.ClientID, o.ClientSecret = f.clientID, f.clientSecret
 	if c.failRate > 0 {
-		o.Faults = emulator.FailRandomly(c.failRate, seed, emulator.Fault{Status: 503})
+		o.Faults = emulator.FailRandomly(c.failRate, f.seed, emulator.Fault{Status: 503})
 	}
-	return &c, nil
+	return nil
 }
 
 // parseTies parses "350,100", "" (nil: the default) or "none" (no groups).
@@ -173,16 +223,18 @@ func parseTies(name, s string) ([]int, error) {
 }
 
 // parseResources parses "files,orders" into resource names.
-func parseResources(name, s string) ([]string, error) {
+func (f *flags) parseResources(name, s string) ([]string, error) {
 	var out []string
 	for part := range strings.SplitSeq(s, ",") {
-		switch part = strings.TrimSpace(part); part {
-		case "":
-		case "orders", "files", "accounts":
-			out = append(out, part)
-		default:
-			return nil, fmt.Errorf("-%s: unknown resource %q; use orders, files or accounts", name, part)
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
 		}
+		if names := f.names(); !slices.Contains(names, part) {
+			return nil, fmt.Errorf("-%s: unknown resource %q; use %s or %s", name, part,
+				strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+		}
+		out = append(out, part)
 	}
 	return out, nil
 }
@@ -230,8 +282,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	url := s.URL()
-	fmt.Fprintf(stdout, "commerce-emulator listening on %s with client_id=%s client_secret=%s (%d orders, %d files, %d accounts; these credentials are not secret)\n",
-		url, c.opts.ClientID, c.opts.ClientSecret, s.Count("orders"), s.Count("files"), s.Count("accounts"))
+	counts := make([]string, len(c.resources))
+	for i, name := range c.resources {
+		counts[i] = strconv.Itoa(s.Count(name)) + " " + name
+	}
+	fmt.Fprintf(stdout, "commerce-emulator listening on %s with client_id=%s client_secret=%s (%s; these credentials are not secret)\n",
+		url, c.opts.ClientID, c.opts.ClientSecret, strings.Join(counts, ", "))
 	fmt.Fprintf(stdout, "export COMMERCE_BASE_URL=%s\n", shellQuote(url))
 	fmt.Fprintf(stdout, "export COMMERCE_AUTH_URL=%s\n", shellQuote(url))
 	fmt.Fprintf(stdout, "export COMMERCE_CLIENT_ID=%s\n", shellQuote(c.opts.ClientID))

@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -102,14 +101,16 @@ type column struct {
 // term matches it.
 const nullNum = math.MinInt64
 
-// schema describes one resource type.
+// schema is what the service documents about one resource type: its
+// attributes, which of them filter with which operators, its sorts and
+// default order, and its offset limit.
 type schema struct {
-	resource string // path segment and API name: "orders"
-	typ      string // JSON:API type of one record: "order"
-	cols     []column
-	idCol    int // always 0
-	created  int
-	updated  int // -1: the resource has no updated_at
+	name    string // path segment and API name: "orders"
+	typ     string // JSON:API type of one record: "order"
+	cols    []column
+	idCol   int // always 0
+	created int
+	updated int // -1: the resource has no updated_at
 	// sortCols are the columns a list can be sorted by, in the order error
 	// messages list them; empty when the resource cannot be sorted at all.
 	sortCols []int
@@ -117,29 +118,21 @@ type schema struct {
 	defaultSort int
 	defaultDesc bool
 	// indexCols are the columns with a maintained index: the sort columns,
-	// the default sort column and the id (for lookups).
+	// the default sort column and the id (for lookups). register derives
+	// them.
 	indexCols []int
 	// hardOffsetLimit is true when the offset limit cannot be switched off.
 	hardOffsetLimit bool
-	// appendRecord appends the JSON of one record.
-	appendRecord func(b []byte, t *table, row int32, enc *encoding) []byte
 }
 
-// encoding holds what record encoders need to know about the request.
-type encoding struct {
-	flat bool   // Options.FlatTimestamps
-	self []byte // `"http://127.0.0.1:8080/v2/`: the quoted start of self links, open
-}
-
-// init derives indexCols; every schema calls it once.
-func (s *schema) init() *schema {
+// deriveIndexCols sets indexCols from the id, sort and default sort columns.
+func (s *schema) deriveIndexCols() {
 	s.indexCols = []int{s.idCol}
 	for _, c := range append(slices.Clone(s.sortCols), s.defaultSort) {
 		if !slices.Contains(s.indexCols, c) {
 			s.indexCols = append(s.indexCols, c)
 		}
 	}
-	return s
 }
 
 // filterCol finds a filterable attribute by name.
@@ -161,8 +154,6 @@ func (s *schema) sortCol(name string) (int, bool) {
 	}
 	return 0, false
 }
-
-func (s *schema) isIndexed(col int) bool { return slices.Contains(s.indexCols, col) }
 
 // filterableNames lists the filterable attributes for messages.
 func (s *schema) filterableNames() string {
@@ -187,7 +178,7 @@ func (s *schema) sortValues() string {
 // table holds the records of one resource. Fields other than dmu, desc and
 // descVer are guarded by Server.mu.
 type table struct {
-	sch *schema
+	res *resource
 
 	str [][]string // per column; nil unless kindString
 	num [][]int64  // per column; nil unless kindNumber or kindTime
@@ -201,10 +192,12 @@ type table struct {
 	// (value, position): ascending by value, ties in storage order.
 	asc [][]int32
 
-	rng      *rand.Rand  // continues the seeded stream for inserted records
-	aux      *rand.Rand  // second seeded stream, for attributes added later
-	inserted int         // records ever created, seeded ones included
-	pools    *orderPools // customers, accounts and products of orders; nil for other resources
+	rng      *rand.Rand // continues the seeded stream for inserted records
+	aux      *rand.Rand // second seeded stream, for attributes added later
+	inserted int        // records ever created, seeded ones included
+	// state is what the resource's generator keeps between records (the
+	// buyers and products of orders); nil for most resources.
+	state any
 
 	// Descending indexes are derived lazily from asc, per data version.
 	dmu     sync.Mutex
@@ -212,10 +205,10 @@ type table struct {
 	descVer []uint64
 }
 
-func newTable(sch *schema, capacity int, rng, aux *rand.Rand) *table {
-	n := len(sch.cols)
+func newTable(res *resource, capacity int, rng, aux *rand.Rand) *table {
+	n := len(res.cols)
 	t := &table{
-		sch:     sch,
+		res:     res,
 		str:     make([][]string, n),
 		num:     make([][]int64, n),
 		boo:     make([][]bool, n),
@@ -226,7 +219,7 @@ func newTable(sch *schema, capacity int, rng, aux *rand.Rand) *table {
 		rng:     rng,
 		aux:     aux,
 	}
-	for i, c := range sch.cols {
+	for i, c := range res.cols {
 		switch c.kind {
 		case kindString:
 			t.str[i] = make([]string, 0, capacity)
@@ -242,7 +235,7 @@ func newTable(sch *schema, capacity int, rng, aux *rand.Rand) *table {
 // addRow appends a record with zero values and returns its position. It does
 // not touch the indexes.
 func (t *table) addRow() int32 {
-	for i, c := range t.sch.cols {
+	for i, c := range t.res.cols {
 		switch c.kind {
 		case kindString:
 			t.str[i] = append(t.str[i], "")
@@ -258,11 +251,11 @@ func (t *table) addRow() int32 {
 	return int32(len(t.deleted) - 1)
 }
 
-func (t *table) id(row int32) string { return t.str[t.sch.idCol][row] }
+func (t *table) id(row int32) string { return t.str[t.res.idCol][row] }
 
 // cmpValue compares the values of col in rows a and b.
 func (t *table) cmpValue(col int, a, b int32) int {
-	switch t.sch.cols[col].kind {
+	switch t.res.cols[col].kind {
 	case kindString:
 		return strings.Compare(t.str[col][a], t.str[col][b])
 	case kindBool:
@@ -286,157 +279,10 @@ func (t *table) cmpRows(col int, a, b int32) int {
 	return cmp.Compare(a, b)
 }
 
-// buildIndexes (re)builds every ascending index from scratch.
-func (t *table) buildIndexes() {
-	live := t.liveRows()
-	for _, col := range t.sch.indexCols {
-		t.asc[col] = t.buildIndex(col, live)
-	}
-	t.version++
-}
-
-// maxBuckets is the most distinct values a string column may have to be
-// indexed by distribution rather than by sorting.
-const maxBuckets = 64
-
-// buildIndex returns the live rows (given in storage order) ordered by
-// (value of col, position).
-func (t *table) buildIndex(col int, live []int32) []int32 {
-	idx := slices.Clone(live)
-	switch t.sch.cols[col].kind {
-	case kindString:
-		vals := t.str[col]
-		// Few distinct values (statuses): distribute the rows, in storage
-		// order, into one bucket per value.
-		bucket := make(map[string]int, maxBuckets)
-		for _, row := range live {
-			if _, ok := bucket[vals[row]]; !ok {
-				if len(bucket) == maxBuckets {
-					bucket = nil
-					break
-				}
-				bucket[vals[row]] = 0
-			}
-		}
-		if bucket != nil {
-			keys := slices.Sorted(maps.Keys(bucket))
-			starts := make([]int, len(keys))
-			counts := make(map[string]int, len(keys))
-			for _, row := range live {
-				counts[vals[row]]++
-			}
-			n := 0
-			for i, k := range keys {
-				starts[i] = n
-				bucket[k] = i
-				n += counts[k]
-			}
-			for _, row := range live {
-				b := bucket[vals[row]]
-				idx[starts[b]] = row
-				starts[b]++
-			}
-			return idx
-		}
-		// (value, position) is a total order, so an unstable sort gives the
-		// same result as a stable sort by value over storage order.
-		slices.SortFunc(idx, func(a, b int32) int {
-			if c := strings.Compare(vals[a], vals[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-	case kindNumber, kindTime:
-		vals := t.num[col]
-		slices.SortFunc(idx, func(a, b int32) int {
-			if c := cmp.Compare(vals[a], vals[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-	default:
-		slices.SortFunc(idx, func(a, b int32) int { return t.cmpRows(col, a, b) })
-	}
-	return idx
-}
-
-// index returns the positions of the live records sorted by col, ascending or
-// descending by value; records with equal values are in storage order in
-// both directions. The caller holds Server.mu (read or write) and must not
-// modify the result.
-func (t *table) index(col int, desc bool) []int32 {
-	asc := t.asc[col]
-	if !desc {
-		return asc
-	}
-	t.dmu.Lock()
-	defer t.dmu.Unlock()
-	if t.desc[col] != nil && t.descVer[col] == t.version {
-		return t.desc[col]
-	}
-	// Reverse the order of the tie groups but not their contents.
-	d := make([]int32, 0, len(asc))
-	end := len(asc)
-	for end > 0 {
-		start := end - 1
-		for start > 0 && t.cmpValue(col, asc[start-1], asc[end-1]) == 0 {
-			start--
-		}
-		d = append(d, asc[start:end]...)
-		end = start
-	}
-	t.desc[col] = d
-	t.descVer[col] = t.version
-	return d
-}
-
-// lookup finds a live record by id.
-func (t *table) lookup(id string) (int32, bool) {
-	idx := t.asc[t.sch.idCol]
-	i, found := slices.BinarySearchFunc(idx, id, func(row int32, id string) int {
-		return strings.Compare(t.id(row), id)
-	})
-	if !found {
-		return 0, false
-	}
-	return idx[i], true
-}
-
-// indexInsert adds row to every index. Caller holds the write lock.
-func (t *table) indexInsert(row int32) {
-	for _, col := range t.sch.indexCols {
-		t.indexInsertCol(col, row)
-	}
-}
-
-// indexRemove removes row from every index; row must still hold the values
-// it was indexed with. Caller holds the write lock.
-func (t *table) indexRemove(row int32) {
-	for _, col := range t.sch.indexCols {
-		t.indexRemoveCol(col, row)
-	}
-}
-
-func (t *table) indexInsertCol(col int, row int32) {
-	idx := t.asc[col]
-	i, _ := slices.BinarySearchFunc(idx, row, func(a, b int32) int { return t.cmpRows(col, a, b) })
-	t.asc[col] = slices.Insert(idx, i, row)
-}
-
-// indexRemoveCol removes row from the index of col; row must still hold the
-// value it was indexed with.
-func (t *table) indexRemoveCol(col int, row int32) {
-	idx := t.asc[col]
-	i, found := slices.BinarySearchFunc(idx, row, func(a, b int32) int { return t.cmpRows(col, a, b) })
-	if found {
-		t.asc[col] = slices.Delete(idx, i, i+1)
-	}
-}
-
 // latest returns the latest timestamp of any record (created_at or
 // updated_at), or def if there is none later.
 func (t *table) latest(def int64) int64 {
-	for _, col := range []int{t.sch.created, t.sch.updated} {
+	for _, col := range []int{t.res.created, t.res.updated} {
 		if col >= 0 {
 			for _, v := range t.num[col] {
 				def = max(def, v)

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"net/url"
 	"reflect"
@@ -326,20 +327,93 @@ func TestAppendStringRandom(t *testing.T) {
 	}
 }
 
-func TestWrites(t *testing.T) {
-	c := startServer(t, Options{Orders: 500, Files: 50, Accounts: 40, OrderTieGroups: []int{100}})
-	s := c.s
-	before, _ := s.ExpectedIDs("orders", "", "created_at")
-	maxSeeded := time.Time{}
+// writeOptions are the data of the write tests: a tie group of orders to
+// write inside, and few files and accounts.
+var writeOptions = Options{Orders: 500, Files: 50, Accounts: 40, OrderTieGroups: []int{100}}
+
+// latestOrderUpdate is the latest updated_at of any order.
+func latestOrderUpdate(s *Server) time.Time {
+	var latest time.Time
 	for _, o := range s.Orders() {
-		if o.UpdatedAt.After(maxSeeded) {
-			maxSeeded = o.UpdatedAt
+		if o.UpdatedAt.After(latest) {
+			latest = o.UpdatedAt
 		}
 	}
+	return latest
+}
 
-	// Insert: last by created_at and updated_at, first in the default order.
+// checkIndexes requires every sort of every resource to agree with the
+// oracle.
+func checkIndexes(t *testing.T, s *Server) {
+	t.Helper()
+	for _, res := range []string{"orders", "files", "accounts"} {
+		rows := oracleRows(s, res)
+		for _, sortParam := range sortValues[res] {
+			got, _ := s.ExpectedIDs(res, "", sortParam)
+			if !slices.Equal(got, oracleIDs(res, rows, nil, sortParam)) {
+				t.Errorf("%s sort=%s disagrees with the oracle", res, sortParam)
+			}
+		}
+	}
+}
+
+func TestWrites(t *testing.T) {
+	t.Run("insert order", testInsertOrder)
+	t.Run("update order", testUpdateOrder)
+	t.Run("delete order", testDeleteOrder)
+	t.Run("update file", func(t *testing.T) {
+		s := New(writeOptions)
+		f := s.InsertFile()
+		uf, err := s.UpdateFile(f.ID)
+		if err != nil || uf.Public == f.Public || !uf.CreatedAt.Equal(f.CreatedAt) {
+			t.Errorf("update file %+v %v", uf, err)
+		}
+		if err := s.DeleteFile(f.ID); err != nil {
+			t.Error(err)
+		}
+		checkIndexes(t, s)
+	})
+	t.Run("update account", func(t *testing.T) {
+		s := New(writeOptions)
+		a := s.InsertAccount()
+		if a.Name == "" || a.RegistrationID == "" {
+			t.Errorf("account %+v", a)
+		}
+		ua, err := s.UpdateAccount(a.ID)
+		if err != nil || ua.Name != a.Name || ua.ExternalRef == a.ExternalRef || !ua.UpdatedAt.After(a.UpdatedAt) {
+			t.Errorf("update account %+v %v", ua, err)
+		}
+		if err := s.DeleteAccount(a.ID); err != nil {
+			t.Error(err)
+		}
+		checkIndexes(t, s)
+	})
+	for _, res := range []string{"orders", "files", "accounts"} {
+		t.Run("by name/"+res, func(t *testing.T) { testWritesByName(t, res) })
+	}
+	t.Run("unknown resource", func(t *testing.T) {
+		s := New(writeOptions)
+		if _, err := s.Insert("nope"); !errors.Is(err, errUnknownResource) {
+			t.Errorf("insert: %v", err)
+		}
+		if err := s.Update("nope", "x"); !errors.Is(err, errUnknownResource) {
+			t.Errorf("update: %v", err)
+		}
+		if err := s.Delete("nope", "x"); !errors.Is(err, errUnknownResource) {
+			t.Errorf("delete: %v", err)
+		}
+	})
+}
+
+// testInsertOrder: an inserted order is last by created_at and updated_at
+// and first in the default order.
+func testInsertOrder(t *testing.T) {
+	c := startServer(t, writeOptions)
+	s := c.s
+	before, _ := s.ExpectedIDs("orders", "", "created_at")
+	seeded := latestOrderUpdate(s)
 	o := s.InsertOrder()
-	if !o.CreatedAt.After(maxSeeded) || !o.UpdatedAt.Equal(o.CreatedAt) || o.OrderNumber != "ORD-0000501" {
+	if !o.CreatedAt.After(seeded) || !o.UpdatedAt.Equal(o.CreatedAt) || o.OrderNumber != "ORD-0000501" {
 		t.Errorf("inserted %+v", o)
 	}
 	after, _ := s.ExpectedIDs("orders", "", "created_at")
@@ -355,24 +429,33 @@ func TestWrites(t *testing.T) {
 	if resp, body := c.get("/v2/orders/"+o.ID, ""); resp.StatusCode != 200 {
 		t.Errorf("GET inserted: %d %s", resp.StatusCode, body)
 	}
+	checkIndexes(t, s)
+}
 
-	// Update: a later updated_at, the same created_at place; cached results
-	// on the changed attributes and sorts are invalidated.
+// testUpdateOrder: an updated order gets a later updated_at and keeps its
+// created_at place; cached results on the changed attributes and sorts are
+// invalidated.
+func testUpdateOrder(t *testing.T) {
+	c := startServer(t, writeOptions)
+	s := c.s
+	byCreated, _ := s.ExpectedIDs("orders", "", "created_at")
+	seeded := latestOrderUpdate(s)
 	beforeUpd, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status") // cached result
 	byStatus, _ := s.ExpectedIDs("orders", "", "status")
-	target := before[250] // inside the tie group
+	target := byCreated[250] // inside the tie group
 	old := findOrder(s.Orders(), target)
 	upd, err := s.UpdateOrder(target)
-	if err != nil || !upd.UpdatedAt.After(o.UpdatedAt) || !upd.CreatedAt.Equal(old.CreatedAt) {
+	if err != nil || !upd.UpdatedAt.After(seeded) || !upd.CreatedAt.Equal(old.CreatedAt) {
 		t.Fatalf("update: %v %+v", err, upd)
 	}
-	if byUpd, _ := s.ExpectedIDs("orders", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", ""); !slices.Equal(byUpd, []string{target}) {
-		t.Errorf("updated since the insert: %v", byUpd)
+	since := "gt(updated_at," + seeded.Format(timestampLayout) + ")"
+	if byUpd, _ := s.ExpectedIDs("orders", since, ""); !slices.Equal(byUpd, []string{target}) {
+		t.Errorf("updated since the seeded data: %v", byUpd)
 	}
 	if again, _ := s.ExpectedIDs("orders", "", "status"); old.Status != upd.Status && slices.Equal(again, byStatus) {
 		t.Error("status index not updated")
 	}
-	if again, _ := s.ExpectedIDs("orders", "", "created_at"); !slices.Equal(again, after) {
+	if again, _ := s.ExpectedIDs("orders", "", "created_at"); !slices.Equal(again, byCreated) {
 		t.Error("update changed created_at order")
 	}
 	nowComplete, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status")
@@ -382,25 +465,33 @@ func TestWrites(t *testing.T) {
 	if old.Status != "processing" && !slices.Equal(nowComplete, beforeUpd) {
 		t.Error("update changed an unrelated filter result")
 	}
-	lb := c.list("orders", q("filter", "gt(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", "sort", "created_at"))
+	lb := c.list("orders", q("filter", since, "sort", "created_at"))
 	if len(lb.Data) != 1 || lb.Data[0].ID != target {
-		t.Errorf("changes since the insert: %v", lb.ids())
+		t.Errorf("changes since the seeded data: %v", lb.ids())
 	}
+	checkIndexes(t, s)
+}
 
-	// Delete: gone everywhere.
+// testDeleteOrder: a deleted order (from inside a tie group) is gone
+// everywhere.
+func testDeleteOrder(t *testing.T) {
+	c := startServer(t, writeOptions)
+	s := c.s
+	byCreated, _ := s.ExpectedIDs("orders", "", "created_at")
+	target := byCreated[250]
 	if err := s.DeleteOrder(target); err != nil {
 		t.Fatal(err)
 	}
 	for _, sortParam := range sortValues["orders"] {
 		ids, _ := s.ExpectedIDs("orders", "", sortParam)
-		if slices.Contains(ids, target) || len(ids) != 500 {
+		if slices.Contains(ids, target) || len(ids) != 499 {
 			t.Errorf("sort=%s still has the deleted order (%d ids)", sortParam, len(ids))
 		}
 	}
 	if resp, body := c.get("/v2/orders/"+target, ""); resp.StatusCode != 404 {
 		t.Errorf("GET deleted: %d %s", resp.StatusCode, body)
 	}
-	if findOrder(s.Orders(), target) != nil || s.Count("orders") != 500 {
+	if findOrder(s.Orders(), target) != nil || s.Count("orders") != 499 {
 		t.Error("Orders() still has the deleted order")
 	}
 	if _, err := s.UpdateOrder(target); err == nil {
@@ -409,54 +500,32 @@ func TestWrites(t *testing.T) {
 	if err := s.DeleteOrder(target); err == nil {
 		t.Error("double delete")
 	}
+	checkIndexes(t, s)
+}
 
-	// The other resources and the generic forms.
-	f := s.InsertFile()
-	if _, err := s.UpdateFile(f.ID); err != nil {
+// testWritesByName writes through Insert, Update and Delete, which take the
+// resource by name.
+func testWritesByName(t *testing.T, res string) {
+	s := New(writeOptions)
+	n := s.Count(res)
+	id, err := s.Insert(res)
+	if err != nil || s.Count(res) != n+1 {
+		t.Fatalf("insert: %v, %d records", err, s.Count(res))
+	}
+	if err := s.Update(res, id); err != nil {
 		t.Error(err)
 	}
-	a := s.InsertAccount()
-	if a.Name == "" || a.RegistrationID == "" {
-		t.Errorf("account %+v", a)
+	checkIndexes(t, s)
+	if err := s.Delete(res, id); err != nil || s.Count(res) != n {
+		t.Errorf("delete: %v, %d records", err, s.Count(res))
 	}
-	ua, err := s.UpdateAccount(a.ID)
-	if err != nil || ua.Name != a.Name || !ua.UpdatedAt.After(a.UpdatedAt) {
-		t.Errorf("update account %+v %v", ua, err)
+	if err := s.Update(res, id); err == nil {
+		t.Error("update of a deleted record")
 	}
-	if err := s.DeleteAccount(a.ID); err != nil {
-		t.Error(err)
+	if err := s.Delete(res, id); err == nil {
+		t.Error("double delete")
 	}
-	if err := s.DeleteFile(f.ID); err != nil {
-		t.Error(err)
-	}
-	id, err := s.Insert("accounts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Update("accounts", id); err != nil {
-		t.Error(err)
-	}
-	byName, _ := s.ExpectedIDs("accounts", "", "name")
-	oracle := oracleIDs("accounts", oracleRows(s, "accounts"), nil, "name")
-	if !slices.Equal(byName, oracle) {
-		t.Error("name index wrong after writes")
-	}
-	if err := s.Delete("accounts", id); err != nil || s.Count("accounts") != 40 {
-		t.Errorf("generic delete: %v, %d accounts", err, s.Count("accounts"))
-	}
-	if _, err := s.Insert("nope"); err == nil {
-		t.Error("insert into unknown resource")
-	}
-	// Every index agrees with the oracle after all that.
-	for _, res := range []string{"orders", "files", "accounts"} {
-		rows := oracleRows(s, res)
-		for _, sortParam := range sortValues[res] {
-			got, _ := s.ExpectedIDs(res, "", sortParam)
-			if !slices.Equal(got, oracleIDs(res, rows, nil, sortParam)) {
-				t.Errorf("%s sort=%s wrong after writes", res, sortParam)
-			}
-		}
-	}
+	checkIndexes(t, s)
 }
 
 func findOrder(orders []Order, id string) *Order {

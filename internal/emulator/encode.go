@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,12 +164,12 @@ func appendQuotedTimestamp(b []byte, ms int64) []byte {
 // updated_at members (without a leading comma).
 func appendTimestamps(b []byte, t *table, row int32) []byte {
 	b = append(b, `"created_at":`...)
-	b = appendQuotedTimestamp(b, t.num[t.sch.created][row])
-	if t.sch.updated < 0 {
+	b = appendQuotedTimestamp(b, t.num[t.res.created][row])
+	if t.res.updated < 0 {
 		return b
 	}
 	b = append(b, `,"updated_at":`...)
-	return appendQuotedTimestamp(b, t.num[t.sch.updated][row])
+	return appendQuotedTimestamp(b, t.num[t.res.updated][row])
 }
 
 func currencySymbol(currency string) (string, bool) {
@@ -278,69 +277,10 @@ func appendRelationship(b []byte, name, typ, id string) []byte {
 	return append(b, '}', '}')
 }
 
-func appendOrder(b []byte, t *table, row int32, enc *encoding) []byte {
-	s := t.str
-	b = append(b, `{"type":"order","id":`...)
-	b = appendString(b, s[ordID][row])
-	b = append(b, `,"status":`...)
-	b = appendString(b, s[ordStatus][row])
-	b = append(b, `,"payment":`...)
-	b = appendString(b, s[ordPayment][row])
-	b = append(b, `,"shipping":`...)
-	b = appendString(b, s[ordShipping][row])
-	b = append(b, `,"order_number":`...)
-	b = appendString(b, s[ordNumber][row])
-	b = append(b, `,"external_ref":`...)
-	b = appendString(b, s[ordExtRef][row])
-	b = append(b, `,"customer":{"name":`...)
-	b = appendString(b, s[ordName][row])
-	b = append(b, `,"email":`...)
-	b = appendString(b, s[ordEmail][row])
-	b = append(b, `},"contact":{"name":`...)
-	b = appendString(b, s[ordContactName][row])
-	b = append(b, `,"email":`...)
-	b = appendString(b, s[ordContactEmail][row])
-	b = append(b, `},"shipping_address":`...)
-	b = appendAddress(b, s[ordName][row], s[ordShipPostcode][row])
-	b = append(b, `,"billing_address":`...)
-	b = appendAddress(b, s[ordName][row], s[ordBillPostcode][row])
-	b = append(b, ',')
-	if enc.flat {
-		b = appendTimestamps(b, t, row)
-		b = append(b, ',')
-	}
-	withTax, withoutTax, currency := t.num[ordWithTax][row], t.num[ordWithoutTax][row], s[ordCurrency][row]
-	b = append(b, `"meta":{"display_price":{"with_tax":`...)
-	b = appendPrice(b, withTax, currency)
-	b = append(b, `,"without_tax":`...)
-	b = appendPrice(b, withoutTax, currency)
-	b = append(b, `,"tax":`...)
-	b = appendPrice(b, withTax-withoutTax, currency)
-	b = append(b, '}')
-	if !enc.flat {
-		b = append(b, `,"timestamps":{`...)
-		b = appendTimestamps(b, t, row)
-		b = append(b, '}')
-	}
-	b = append(b, `},"relationships":{"items":{"data":[{"type":"item","id":`...)
-	b = appendString(b, s[ordItemID][row])
-	b = append(b, `}]}`...)
-	if id := s[ordCustomerID][row]; id != "" {
-		b = append(b, ',')
-		b = appendRelationship(b, "customer", "customer", id)
-	}
-	if id := s[ordAccountID][row]; id != "" {
-		b = append(b, ',')
-		b = appendRelationship(b, "account", "account", id)
-		b = append(b, ',')
-		b = appendRelationship(b, "account_member", "account_member", s[ordMemberID][row])
-	}
-	return append(b, '}', '}')
-}
-
-// fileLink is the download address of a file.
-func fileLink(id, name string) string {
-	return "https://files.example.test/" + url.PathEscape(id) + "/" + url.PathEscape(name)
+// encoding holds what record encoders need to know about the request.
+type encoding struct {
+	flat bool   // Options.FlatTimestamps
+	self []byte // `"http://127.0.0.1:8080/v2/`: the quoted start of self links, open
 }
 
 // newEncoding returns the encoding of records for a response to r.
@@ -358,93 +298,10 @@ func newEncoding(r *http.Request, flat bool) *encoding {
 func appendSelfLink(b []byte, t *table, row int32, enc *encoding) []byte {
 	b = append(b, `"links":{"self":`...)
 	b = append(b, enc.self...)
-	b = append(b, t.sch.resource...)
+	b = append(b, t.res.name...)
 	b = append(b, '/')
 	b = append(b, t.id(row)...) // generated UUIDs need no escaping
 	return append(b, '"')
-}
-
-func appendFile(b []byte, t *table, row int32, enc *encoding) []byte {
-	s := t.str
-	id, name := s[fileID][row], s[fileName][row]
-	b = append(b, `{"type":"file","id":`...)
-	b = appendString(b, id)
-	b = append(b, `,"file_name":`...)
-	b = appendString(b, name)
-	b = append(b, `,"mime_type":`...)
-	b = appendString(b, s[fileMime][row])
-	b = append(b, `,"file_size":`...)
-	b = strconv.AppendInt(b, t.num[fileSize][row], 10)
-	b = append(b, `,"public":`...)
-	b = strconv.AppendBool(b, t.boo[filePublic][row])
-	b = append(b, ',')
-	if enc.flat {
-		b = appendTimestamps(b, t, row)
-		b = append(b, ',')
-	}
-	width, height := t.num[fileWidth][row], t.num[fileHeight][row]
-	if hasDims := width != nullNum; hasDims || !enc.flat {
-		b = append(b, `"meta":{`...)
-		if hasDims {
-			b = append(b, `"dimensions":{"width":`...)
-			b = strconv.AppendInt(b, width, 10)
-			b = append(b, `,"height":`...)
-			b = strconv.AppendInt(b, height, 10)
-			b = append(b, '}')
-		}
-		if !enc.flat {
-			if hasDims {
-				b = append(b, ',')
-			}
-			b = append(b, `"timestamps":{`...)
-			b = appendTimestamps(b, t, row)
-			b = append(b, '}')
-		}
-		b = append(b, '}', ',')
-	}
-	b = appendSelfLink(b, t, row, enc)
-	b = append(b, `},"link":{"href":"https://files.example.test/`...)
-	b = append(b, id...) // UUIDs need no escaping
-	b = append(b, '/')
-	b = append(b, url.PathEscape(name)...)
-	return append(b, '"', '}', '}')
-}
-
-func appendAccount(b []byte, t *table, row int32, enc *encoding) []byte {
-	s := t.str
-	b = append(b, `{"type":"account","id":`...)
-	b = appendString(b, s[accID][row])
-	b = append(b, `,"name":`...)
-	b = appendString(b, s[accName][row])
-	b = append(b, `,"legal_name":`...)
-	b = appendString(b, s[accLegal][row])
-	b = append(b, `,"registration_id":`...)
-	b = appendString(b, s[accReg][row])
-	b = append(b, `,"external_ref":`...)
-	b = appendString(b, s[accExtRef][row])
-	parent := s[accParent][row]
-	if parent != "" {
-		// Read-only; the same as relationships.parent.data.id.
-		b = append(b, `,"parent_id":`...)
-		b = appendString(b, parent)
-	}
-	b = append(b, ',')
-	if enc.flat {
-		b = appendTimestamps(b, t, row)
-	} else {
-		b = append(b, `"meta":{"timestamps":{`...)
-		b = appendTimestamps(b, t, row)
-		b = append(b, '}', '}')
-	}
-	b = append(b, ',')
-	b = appendSelfLink(b, t, row, enc)
-	b = append(b, '}')
-	if parent != "" {
-		b = append(b, `,"relationships":{`...)
-		b = appendRelationship(b, "parent", "account", parent)
-		b = append(b, '}')
-	}
-	return append(b, '}')
 }
 
 // Output buffers are pooled; a 100-order page is about 50 KB.

@@ -14,23 +14,23 @@ import (
 // records without a value last. It is the reference answer for a client
 // that sorts a complete listing itself.
 func (s *Server) SortedIDs(resource, filter, sort string) ([]string, error) {
-	t := s.table(resource)
-	if t == nil {
-		return nil, fmt.Errorf("%q: %w", resource, errUnknownResource)
+	t, err := s.knownTable(resource)
+	if err != nil {
+		return nil, err
 	}
 	name, desc := strings.CutPrefix(sort, "-")
-	col := slices.IndexFunc(t.sch.cols, func(c column) bool { return c.name == name })
+	col := slices.IndexFunc(t.res.cols, func(c column) bool { return c.name == name })
 	if col < 0 {
 		return nil, fmt.Errorf("%s have no attribute %q to sort by", resource, name)
 	}
-	q, aerr := compileQuery(t.sch, filter, filter != "", "", false, false)
+	q, aerr := compileQuery(&t.res.schema, filter, filter != "", "", false, false)
 	if aerr != nil {
 		return nil, aerr
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	rows := slices.Clone(s.run(t, q))
-	kind := t.sch.cols[col].kind
+	kind := t.res.cols[col].kind
 	has := func(row int32) bool {
 		switch kind {
 		case kindString:
@@ -64,11 +64,7 @@ func (s *Server) SortedIDs(resource, filter, sort string) ([]string, error) {
 		}
 		return strings.Compare(t.id(a), t.id(b))
 	})
-	ids := make([]string, len(rows))
-	for i, row := range rows {
-		ids[i] = t.id(row)
-	}
-	return ids, nil
+	return t.ids(rows), nil
 }
 
 func boolInt(b bool) int {

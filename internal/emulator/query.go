@@ -2,16 +2,12 @@ package emulator
 
 import (
 	"cmp"
-	"container/list"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
@@ -99,12 +95,12 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 		col, ok := sch.filterCol(ft.Attribute)
 		if !ok {
 			return nil, badRequest("filter", "Cannot filter %s on attribute %q: the filterable attributes are %s.",
-				sch.resource, ft.Attribute, sch.filterableNames())
+				sch.name, ft.Attribute, sch.filterableNames())
 		}
 		c := sch.cols[col]
 		if !c.ops.has(ft.Op) {
 			return nil, badRequest("filter", "Could not parse the supplied filter: operator %s is not supported on attribute %q of %s; the supported operators for %s are %s.",
-				ft.Op, ft.Attribute, sch.resource, ft.Attribute, c.ops)
+				ft.Op, ft.Attribute, sch.name, ft.Attribute, c.ops)
 		}
 		// The parser enforces the arity already; this guards the evaluator.
 		if ft.Op == filter.In && len(ft.Values) == 0 {
@@ -115,38 +111,47 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 		}
 		tm := term{col: col, kind: c.kind, op: ft.Op, src: ft}
 		for _, v := range ft.Values {
-			switch c.kind {
-			case kindString:
-				tm.strs = append(tm.strs, v)
-			case kindTime:
-				if !filter.IsTimestamp(v) {
-					return nil, badRequest("filter", "Invalid value %q for %s: timestamps must have the form %s, e.g. 2026-01-01T00:00:00.000Z.", v, ft.Attribute, filter.TimestampLayout)
-				}
-				ts, err := time.Parse(filter.TimestampLayout, v)
-				if err != nil {
-					return nil, badRequest("filter", "Invalid value %q for %s: %v.", v, ft.Attribute, err)
-				}
-				tm.nums = append(tm.nums, ts.UnixMilli())
-			case kindNumber:
-				n, ok := parseInteger(v)
-				if !ok {
-					return nil, badRequest("filter", "Invalid value %q for %s: expected an integer (prices in minor units, e.g. 1050 for 10.50).", v, ft.Attribute)
-				}
-				tm.nums = append(tm.nums, n)
-			case kindBool:
-				switch v {
-				case "true":
-					tm.bols = append(tm.bols, true)
-				case "false":
-					tm.bols = append(tm.bols, false)
-				default:
-					return nil, badRequest("filter", "Invalid value %q for %s: expected true or false.", v, ft.Attribute)
-				}
+			if err := tm.addValue(v); err != nil {
+				return nil, err
 			}
 		}
 		terms = append(terms, tm)
 	}
 	return terms, nil
+}
+
+// addValue parses one value of the term for the attribute's kind.
+func (tm *term) addValue(v string) *apiError {
+	attr := tm.src.Attribute
+	switch tm.kind {
+	case kindString:
+		tm.strs = append(tm.strs, v)
+	case kindTime:
+		if !filter.IsTimestamp(v) {
+			return badRequest("filter", "Invalid value %q for %s: timestamps must have the form %s, e.g. 2026-01-01T00:00:00.000Z.", v, attr, filter.TimestampLayout)
+		}
+		ts, err := time.Parse(filter.TimestampLayout, v)
+		if err != nil {
+			return badRequest("filter", "Invalid value %q for %s: %v.", v, attr, err)
+		}
+		tm.nums = append(tm.nums, ts.UnixMilli())
+	case kindNumber:
+		n, ok := parseInteger(v)
+		if !ok {
+			return badRequest("filter", "Invalid value %q for %s: expected an integer (prices in minor units, e.g. 1050 for 10.50).", v, attr)
+		}
+		tm.nums = append(tm.nums, n)
+	case kindBool:
+		switch v {
+		case "true":
+			tm.bols = append(tm.bols, true)
+		case "false":
+			tm.bols = append(tm.bols, false)
+		default:
+			return badRequest("filter", "Invalid value %q for %s: expected true or false.", v, attr)
+		}
+	}
+	return nil
 }
 
 // query is a compiled list request, independent of paging.
@@ -165,13 +170,13 @@ func compileQuery(sch *schema, filterRaw string, hasFilter bool, sortRaw string,
 	if hasSort && !ignoreSort {
 		if len(sch.sortCols) == 0 {
 			return nil, badRequest("sort", "Sorting is not supported on %s: the service lists %s in its own order; remove the sort parameter.",
-				sch.resource, sch.resource)
+				sch.name, sch.name)
 		}
 		name, desc := strings.CutPrefix(sortRaw, "-")
 		col, ok := sch.sortCol(name)
 		if !ok {
 			return nil, badRequest("sort", "Invalid sort %q for %s: the allowed values are %s (a leading - sorts in descending order).",
-				sortRaw, sch.resource, sch.sortValues())
+				sortRaw, sch.name, sch.sortValues())
 		}
 		q.sortCol, q.desc = col, desc
 	}
@@ -231,7 +236,7 @@ func (s *Server) filtered(t *table, q *query, idx []int32, terms []*term) []int3
 		canon[i] = tm.canon()
 	}
 	slices.Sort(canon) // AND is commutative: equivalent filters share a key
-	key := cacheKey{resource: t.sch.resource, version: t.version, sortCol: q.sortCol, desc: q.desc, filter: strings.Join(canon, ":")}
+	key := cacheKey{resource: t.res.name, version: t.version, sortCol: q.sortCol, desc: q.desc, filter: strings.Join(canon, ":")}
 	if rows, ok := s.cache.get(key); ok {
 		return rows
 	}
@@ -270,210 +275,6 @@ func narrow(t *table, idx []int32, lo, hi int, tm *term, desc bool) (int, int) {
 	}
 	return lo, lo + sort.Search(n, func(i int) bool { return !tm.match(t, idx[lo+i]) })
 }
-
-// cacheKey identifies a filtered, sorted result of one data version.
-type cacheKey struct {
-	resource string
-	version  uint64
-	sortCol  int
-	desc     bool
-	filter   string
-}
-
-// resultCache is a small LRU of filtered and sorted results.
-type resultCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *cacheEntry, most recent first
-	items map[cacheKey]*list.Element
-}
-
-type cacheEntry struct {
-	key  cacheKey
-	rows []int32
-}
-
-func newResultCache(size int) *resultCache {
-	return &resultCache{max: size, order: list.New(), items: make(map[cacheKey]*list.Element)}
-}
-
-// entryOf is the cache entry of a list element; the cache stores nothing else.
-func entryOf(e *list.Element) *cacheEntry {
-	ce, ok := e.Value.(*cacheEntry)
-	if !ok {
-		panic(fmt.Sprintf("emulator: result cache holds a %T", e.Value))
-	}
-	return ce
-}
-
-func (c *resultCache) get(k cacheKey) ([]int32, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[k]; ok {
-		c.order.MoveToFront(e)
-		return entryOf(e).rows, true
-	}
-	return nil, false
-}
-
-func (c *resultCache) put(k cacheKey, rows []int32) {
-	if c.max <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[k]; ok {
-		entryOf(e).rows = rows
-		c.order.MoveToFront(e)
-		return
-	}
-	c.items[k] = c.order.PushFront(&cacheEntry{key: k, rows: rows})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.items, entryOf(last).key)
-	}
-}
-
-// listParams is a validated list request.
-type listParams struct {
-	q      *query
-	limit  int
-	offset int
-	// filterRaw and sortRaw are echoed into the links.
-	filterRaw, sortRaw string
-	hasFilter, hasSort bool
-}
-
-var listParamNames = []string{"page[limit]", "page[offset]", "sort", "filter"}
-
-// parseDigits parses a non-negative decimal integer made of digits only
-// (no sign, no spaces). Values too large for an int saturate.
-func parseDigits(s string) (int, bool) {
-	if s == "" {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (1<<62)/10 {
-			n = 1 << 62
-			continue
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-// parseListParams validates the query string of a list request.
-func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiError) {
-	values, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return nil, badRequest("", "The query string is malformed: %v.", err)
-	}
-	for name, vs := range values {
-		if !slices.Contains(listParamNames, name) {
-			return nil, badRequest(name, "Unknown query parameter %q: the supported parameters are page[limit], page[offset], sort and filter.", name)
-		}
-		if len(vs) > 1 {
-			return nil, badRequest(name, "Query parameter %q is given %d times; give it at most once.", name, len(vs))
-		}
-	}
-	p := &listParams{limit: s.opts.DefaultPageLimit}
-	maxLimit := s.opts.MaxPageLimit
-	if vs, ok := values["page[limit]"]; ok {
-		n, ok := parseDigits(vs[0])
-		if !ok || n < 1 || n > maxLimit {
-			return nil, badRequest("page[limit]", "Invalid page[limit] %q: it must be an integer between 1 and %d.", vs[0], maxLimit)
-		}
-		p.limit = n
-	}
-	if vs, ok := values["page[offset]"]; ok {
-		n, ok := parseDigits(vs[0])
-		if !ok {
-			return nil, badRequest("page[offset]", "Invalid page[offset] %q: it must be an integer of 0 or more.", vs[0])
-		}
-		limit := s.opts.OffsetLimit
-		if n > limit && (t.sch.hardOffsetLimit || s.softOffsetEnforced.Load()) {
-			how := "filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>))"
-			if len(t.sch.sortCols) == 0 {
-				how = "narrow the list with filters instead of paging by offset (" + t.sch.resource + " cannot be sorted; for example split it by ranges of " + t.sch.cols[firstRangeCol(t.sch)].name + ")"
-			}
-			return nil, badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, %s.",
-				vs[0], t.sch.resource, groupThousands(limit), how)
-		}
-		p.offset = n
-	}
-	if vs, ok := values["sort"]; ok {
-		p.sortRaw, p.hasSort = vs[0], true
-	}
-	if vs, ok := values["filter"]; ok {
-		p.filterRaw, p.hasFilter = vs[0], true
-	}
-	q, aerr := compileQuery(t.sch, p.filterRaw, p.hasFilter, p.sortRaw, p.hasSort, s.ignoresSort(t.sch.resource))
-	if aerr != nil {
-		return nil, aerr
-	}
-	p.q = q
-	return p, nil
-}
-
-// firstRangeCol is the first column filterable with gt.
-func firstRangeCol(sch *schema) int {
-	for i, c := range sch.cols {
-		if c.ops.has(filter.Gt) {
-			return i
-		}
-	}
-	return sch.idCol
-}
-
-// Resources as bits of a set, for IgnoreSort.
-func resourceBit(resource string) (uint32, bool) {
-	switch resource {
-	case "orders":
-		return 1, true
-	case "files":
-		return 2, true
-	case "accounts":
-		return 4, true
-	}
-	return 0, false
-}
-
-func resourceBits(resources []string) uint32 {
-	var bits uint32
-	for _, r := range resources {
-		b, _ := resourceBit(r)
-		bits |= b
-	}
-	return bits
-}
-
-// ignoresSort reports whether the list of resource accepts and ignores any
-// sort (Options.IgnoreSort).
-func (s *Server) ignoresSort(resource string) bool {
-	b, _ := resourceBit(resource)
-	return s.ignoreSort.Load()&b != 0
-}
-
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// errUnknownResource is returned by the data access methods.
-var errUnknownResource = errors.New("unknown resource; use orders, files or accounts")
 
 // compare applies a comparison operator to v and the term's values.
 func compare[V cmp.Ordered](op filter.Op, v V, vals []V) bool {

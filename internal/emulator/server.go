@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,142 +22,14 @@ import (
 	"time"
 )
 
-// Options configure a Server. Zero values take the documented defaults.
-type Options struct {
-	// Seed selects the generated data: the same Options give the same
-	// records, ids and order.
-	Seed int64
-	// Record counts. 0 takes the default (2,500 orders, 300 files, 250
-	// accounts); a negative count means none.
-	Orders, Files, Accounts int
-	// BaseTime is the created_at of the first record of each resource.
-	// Default 2024-01-01T00:00:00Z. Records span at most a year after it.
-	BaseTime time.Time
-	// Tie groups: the sizes of groups of records sharing one exact
-	// created_at (and updated_at), placed around evenly spaced points of the
-	// range (the middle for one group). nil takes the default of one group
-	// of 350 orders, 40 files or 30 accounts (smaller for small counts); an
-	// empty non-nil slice means none.
-	OrderTieGroups, FileTieGroups, AccountTieGroups []int
-	// FileSizeTieGroups are the sizes of groups of files sharing one exact
-	// file_size that no other file has (e.g. 10,001, more than one list can
-	// page through by offset). Default none: sizes spread from 512 B to
-	// 20 MiB.
-	FileSizeTieGroups []int
-
-	// ClientID and ClientSecret are the accepted credentials. Default
-	// "emulator-client-id" and "emulator-client-secret".
-	ClientID, ClientSecret string
-	// TokenLifetime is the lifetime of issued tokens. Default 1h.
-	TokenLifetime time.Duration
-	// TokenRequests is how many resource requests each token is accepted
-	// for; later ones get 401 as if it had been revoked. 0 means unlimited.
-	TokenRequests int
-
-	// Latency is added to every request, the token endpoint included.
-	Latency time.Duration
-	// RateLimit is the number of requests per second the server accepts
-	// (token bucket with a burst of max(1, RateLimit)); excess requests get
-	// 429 with Retry-After. 0 means unlimited.
-	RateLimit float64
-	// Faults, if set, is consulted for every request; see SetFaults.
-	Faults FaultFunc
-
-	// DefaultPageLimit is the page size without page[limit]. Default 25.
-	DefaultPageLimit int
-	// MaxPageLimit is the largest page[limit] accepted. Default 100.
-	MaxPageLimit int
-	// OffsetLimit is the largest page[offset] accepted. Default 10,000. It
-	// is a hard limit for orders and files and a soft one for accounts.
-	OffsetLimit int
-	// LenientSoftOffsetLimit lets accounts (the soft offset limit) serve
-	// offsets above OffsetLimit. By default they are refused with 400 like
-	// the hard limit. See also SetSoftOffsetLimitEnforced.
-	LenientSoftOffsetLimit bool
-
-	// StringStatus sends the status of JSON:API errors as a string ("400")
-	// instead of a number, as the real service sometimes does.
-	StringStatus bool
-	// FlatTimestamps puts created_at and updated_at at the top level of
-	// records and page and results at the top level of list bodies (the
-	// documented flat form) instead of under meta.
-	FlatTimestamps bool
-	// IgnoreSort lists resources ("orders", "files", "accounts") whose list
-	// endpoint accepts any sort value and ignores it, serving its default
-	// order, as a looser service would. By default an unsupported sort gets
-	// 400, and files refuse every sort. See also SetIgnoreSort.
-	IgnoreSort []string
-
-	// Now is the wall clock used for timestamps of writes (which are also
-	// always later than every seeded timestamp and strictly increasing).
-	// Default time.Now.
-	Now func() time.Time
-	// RequestLogSize is the number of recent requests kept in Stats.
-	// Default 10,000; negative keeps none.
-	RequestLogSize int
-	// CacheSize is the number of filtered and sorted results kept. Default
-	// 32; negative disables the cache.
-	CacheSize int
-}
-
-// Defaults of Options.
-const (
-	DefaultOrders        = 2500
-	DefaultFiles         = 300
-	DefaultAccounts      = 250
-	DefaultClientID      = "emulator-client-id"
-	DefaultClientSecret  = "emulator-client-secret"
-	DefaultTokenLifetime = time.Hour
-	DefaultPageLimit     = 25
-	MaxPageLimit         = 100
-	OffsetLimit          = 10000
-)
-
-// DefaultBaseTime is the default Options.BaseTime.
-var DefaultBaseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func (o Options) withDefaults() Options {
-	defInt := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	defInt(&o.Orders, DefaultOrders)
-	defInt(&o.Files, DefaultFiles)
-	defInt(&o.Accounts, DefaultAccounts)
-	defInt(&o.MaxPageLimit, MaxPageLimit)
-	defInt(&o.DefaultPageLimit, DefaultPageLimit)
-	o.DefaultPageLimit = min(o.DefaultPageLimit, o.MaxPageLimit)
-	defInt(&o.OffsetLimit, OffsetLimit)
-	defInt(&o.RequestLogSize, 10000)
-	defInt(&o.CacheSize, 32)
-	if o.BaseTime.IsZero() {
-		o.BaseTime = DefaultBaseTime
-	}
-	o.BaseTime = o.BaseTime.UTC().Truncate(time.Millisecond)
-	if o.ClientID == "" {
-		o.ClientID = DefaultClientID
-	}
-	if o.ClientSecret == "" {
-		o.ClientSecret = DefaultClientSecret
-	}
-	if o.TokenLifetime <= 0 {
-		o.TokenLifetime = DefaultTokenLifetime
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	return o
-}
-
 // Server is the emulated service. It is an http.Handler; Start also serves
 // it on a loopback port.
 type Server struct {
 	opts Options
 
-	mu                      sync.RWMutex // guards the tables and clock
-	orders, files, accounts *table
-	clock                   int64 // ms of the last write, or the latest seeded timestamp
+	mu     sync.RWMutex // guards the tables and clock
+	tables []*table     // one per resources entry, in its order
+	clock  int64        // ms of the last write, or the latest seeded timestamp
 
 	cache  *resultCache
 	tokens tokenStore
@@ -167,7 +38,7 @@ type Server struct {
 	latency            atomic.Int64 // time.Duration
 	tokenLifetime      atomic.Int64 // time.Duration
 	softOffsetEnforced atomic.Bool
-	ignoreSort         atomic.Uint32 // resourceBit set
+	ignoreSort         atomic.Uint32 // resourceBits set
 	limiter            rateLimiter
 	faults             atomic.Pointer[FaultFunc]
 
@@ -187,13 +58,14 @@ func New(opts Options) *Server {
 		cache: newResultCache(opts.CacheSize),
 		stats: newStatsCollector(opts.RequestLogSize),
 	}
+	s.tables = make([]*table, len(resources))
 	var wg sync.WaitGroup
-	wg.Go(func() { s.orders = genOrders(&opts) })
-	wg.Go(func() { s.files = genFiles(&opts) })
-	wg.Go(func() { s.accounts = genAccounts(&opts) })
+	for i, r := range resources {
+		wg.Go(func() { s.tables[i] = generate(r, &opts) })
+	}
 	wg.Wait()
 	s.clock = opts.BaseTime.UnixMilli()
-	for _, t := range []*table{s.orders, s.files, s.accounts} {
+	for _, t := range s.tables {
 		s.clock = t.latest(s.clock)
 	}
 	s.ignoreSort.Store(resourceBits(opts.IgnoreSort))
@@ -298,18 +170,6 @@ func (s *Server) SetFaults(f FaultFunc) {
 		return
 	}
 	s.faults.Store(&f)
-}
-
-func (s *Server) table(resource string) *table {
-	switch resource {
-	case "orders":
-		return s.orders
-	case "files":
-		return s.files
-	case "accounts":
-		return s.accounts
-	}
-	return nil
 }
 
 func isResourcePath(path string) bool { return path == "/v2" || strings.HasPrefix(path, "/v2/") }
@@ -450,169 +310,4 @@ func (s *Server) write(w http.ResponseWriter, resp *response, reqID string) int 
 	_, _ = w.Write(body)
 	putBuf(resp.buf)
 	return resp.status
-}
-
-// handle routes a request that passed latency, rate limit and faults.
-func (s *Server) handle(r *http.Request) *response {
-	path := r.URL.Path
-	switch {
-	case path == "/oauth/access_token":
-		return s.handleToken(r)
-	case isResourcePath(path):
-		if aerr := s.authenticate(r); aerr != nil {
-			return s.errorResponse(aerr)
-		}
-		name, id, hasID := strings.Cut(strings.TrimPrefix(path, "/v2/"), "/")
-		t := s.table(name)
-		if t == nil || (hasID && (id == "" || strings.Contains(id, "/"))) {
-			return s.notFound(path)
-		}
-		if r.Method != http.MethodGet {
-			return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
-				detail: fmt.Sprintf("Method %s is not allowed on %s; the emulator serves GET only.", r.Method, path),
-				header: [][2]string{{"Allow", "GET"}}})
-		}
-		if hasID {
-			return s.handleGet(r, t, id)
-		}
-		return s.handleList(r, t)
-	}
-	return s.notFound(path)
-}
-
-func (s *Server) notFound(path string) *response {
-	return s.errorResponse(&apiError{status: http.StatusNotFound,
-		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token and GET /v2/{orders,files,accounts}[/{id}].", path)})
-}
-
-// handleGet serves GET /v2/{resource}/{id}.
-func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
-	s.stats.countGet()
-	if r.URL.RawQuery != "" {
-		values, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return s.errorResponse(badRequest("", "The query string is malformed: %v.", err))
-		}
-		for name := range values {
-			return s.errorResponse(badRequest(name, "Unknown query parameter %q: reading one %s takes no query parameters.", name, t.sch.typ))
-		}
-	}
-	enc := newEncoding(r, s.opts.FlatTimestamps)
-	bp := getBuf()
-	s.mu.RLock()
-	row, ok := t.lookup(id)
-	if ok {
-		b := append(*bp, `{"data":`...)
-		b = t.sch.appendRecord(b, t, row, enc)
-		*bp = append(b, '}')
-	}
-	s.mu.RUnlock()
-	if !ok {
-		putBuf(bp)
-		return s.errorResponse(&apiError{status: http.StatusNotFound,
-			detail: fmt.Sprintf("No %s with id %q exists.", t.sch.typ, id)})
-	}
-	return &response{status: http.StatusOK, buf: bp}
-}
-
-// handleList serves GET /v2/{resource}.
-func (s *Server) handleList(r *http.Request, t *table) *response {
-	s.stats.countList(t.sch.resource)
-	p, aerr := s.parseListParams(t, r.URL.RawQuery)
-	if aerr != nil {
-		return s.errorResponse(aerr)
-	}
-	enc := newEncoding(r, s.opts.FlatTimestamps)
-	bp := getBuf()
-	b := append(*bp, `{"data":[`...)
-	s.mu.RLock()
-	rows := s.run(t, p.q)
-	total := len(rows)
-	from := min(p.offset, total)
-	to := min(from+p.limit, total)
-	for i, row := range rows[from:to] {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = t.sch.appendRecord(b, t, row, enc)
-	}
-	s.mu.RUnlock()
-	b = append(b, `],"links":`...)
-	b = appendLinks(b, r, p, total)
-	if s.opts.FlatTimestamps {
-		b = append(b, ',')
-	} else {
-		b = append(b, `,"meta":{`...)
-	}
-	b = append(b, `"page":{"limit":`...)
-	b = strconv.AppendInt(b, int64(p.limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(p.offset), 10)
-	b = append(b, `,"current":`...)
-	b = strconv.AppendInt(b, int64(p.offset/p.limit+1), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64((total+p.limit-1)/p.limit), 10)
-	b = append(b, `},"results":{"total":`...)
-	b = strconv.AppendInt(b, int64(total), 10)
-	b = append(b, '}', '}')
-	if !s.opts.FlatTimestamps {
-		b = append(b, '}')
-	}
-	*bp = b
-	return &response{status: http.StatusOK, buf: bp}
-}
-
-// appendLinks appends the first, prev, next and last page links (prev and
-// next are null at the ends).
-func appendLinks(b []byte, r *http.Request, p *listParams, total int) []byte {
-	scheme := "http://"
-	if r.TLS != nil {
-		scheme = "https://"
-	}
-	prefix := make([]byte, 0, 256)
-	prefix = append(prefix, scheme...)
-	prefix = append(prefix, r.Host...)
-	prefix = append(prefix, r.URL.EscapedPath()...)
-	prefix = append(prefix, '?')
-	if p.hasFilter {
-		prefix = append(prefix, "filter="...)
-		prefix = append(prefix, url.QueryEscape(p.filterRaw)...)
-		prefix = append(prefix, '&')
-	}
-	if p.hasSort {
-		prefix = append(prefix, "sort="...)
-		prefix = append(prefix, url.QueryEscape(p.sortRaw)...)
-		prefix = append(prefix, '&')
-	}
-	prefix = append(prefix, "page%5Blimit%5D="...)
-	prefix = strconv.AppendInt(prefix, int64(p.limit), 10)
-	prefix = append(prefix, "&page%5Boffset%5D="...)
-	// The quoted, escaped prefix without its closing quote: it holds only
-	// URL-safe characters and the request's Host.
-	quoted := appendString(nil, string(prefix))
-	quoted = quoted[:len(quoted)-1]
-	link := func(b []byte, name string, offset int, ok bool) []byte {
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		if !ok {
-			return append(b, "null"...)
-		}
-		b = append(b, quoted...)
-		b = strconv.AppendInt(b, int64(offset), 10)
-		return append(b, '"')
-	}
-	last := 0
-	if total > 0 {
-		last = (total - 1) / p.limit * p.limit
-	}
-	b = append(b, '{')
-	b = link(b, "first", 0, true)
-	b = append(b, ',')
-	b = link(b, "prev", max(p.offset-p.limit, 0), p.offset > 0)
-	b = append(b, ',')
-	b = link(b, "next", p.offset+p.limit, p.offset+p.limit < total)
-	b = append(b, ',')
-	b = link(b, "last", last, true)
-	return append(b, '}')
 }

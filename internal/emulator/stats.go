@@ -189,7 +189,11 @@ func (w *loggingWriter) WriteHeader(status int) {
 type hijackableWriter struct{ *loggingWriter }
 
 func (w hijackableWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return w.ResponseWriter.(http.Hijacker).Hijack()
+	hj, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok { // newLoggingWriter wraps only writers that can
+		return nil, nil, http.ErrNotSupported
+	}
+	return hj.Hijack()
 }
 
 // newLoggingWriter wraps w, keeping its ability to be hijacked.

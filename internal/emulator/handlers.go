@@ -1,0 +1,174 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// handle routes a request that passed latency, rate limit and faults.
+func (s *Server) handle(r *http.Request) *response {
+	path := r.URL.Path
+	switch {
+	case path == "/oauth/access_token":
+		return s.handleToken(r)
+	case isResourcePath(path):
+		if aerr := s.authenticate(r); aerr != nil {
+			return s.errorResponse(aerr)
+		}
+		name, id, hasID := strings.Cut(strings.TrimPrefix(path, "/v2/"), "/")
+		t := s.table(name)
+		if t == nil || (hasID && (id == "" || strings.Contains(id, "/"))) {
+			return s.notFound(path)
+		}
+		if r.Method != http.MethodGet {
+			return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
+				detail: fmt.Sprintf("Method %s is not allowed on %s; the emulator serves GET only.", r.Method, path),
+				header: [][2]string{{"Allow", "GET"}}})
+		}
+		if hasID {
+			return s.handleGet(r, t, id)
+		}
+		return s.handleList(r, t)
+	}
+	return s.notFound(path)
+}
+
+func (s *Server) notFound(path string) *response {
+	return s.errorResponse(&apiError{status: http.StatusNotFound,
+		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token and GET /v2/{%s}[/{id}].", path, strings.Join(resourceNames(), ","))})
+}
+
+// handleGet serves GET /v2/{resource}/{id}.
+func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
+	s.stats.countGet()
+	if r.URL.RawQuery != "" {
+		values, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return s.errorResponse(badRequest("", "The query string is malformed: %v.", err))
+		}
+		for name := range values {
+			return s.errorResponse(badRequest(name, "Unknown query parameter %q: reading one %s takes no query parameters.", name, t.res.typ))
+		}
+	}
+	enc := newEncoding(r, s.opts.FlatTimestamps)
+	bp := getBuf()
+	s.mu.RLock()
+	row, ok := t.lookup(id)
+	if ok {
+		b := append(*bp, `{"data":`...)
+		b = t.res.appendRecord(b, t, row, enc)
+		*bp = append(b, '}')
+	}
+	s.mu.RUnlock()
+	if !ok {
+		putBuf(bp)
+		return s.errorResponse(&apiError{status: http.StatusNotFound,
+			detail: fmt.Sprintf("No %s with id %q exists.", t.res.typ, id)})
+	}
+	return &response{status: http.StatusOK, buf: bp}
+}
+
+// handleList serves GET /v2/{resource}.
+func (s *Server) handleList(r *http.Request, t *table) *response {
+	s.stats.countList(t.res.name)
+	p, aerr := s.parseListParams(t, r.URL.RawQuery)
+	if aerr != nil {
+		return s.errorResponse(aerr)
+	}
+	enc := newEncoding(r, s.opts.FlatTimestamps)
+	bp := getBuf()
+	b := append(*bp, `{"data":[`...)
+	s.mu.RLock()
+	rows := s.run(t, p.q)
+	total := len(rows)
+	from := min(p.offset, total)
+	to := min(from+p.limit, total)
+	for i, row := range rows[from:to] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = t.res.appendRecord(b, t, row, enc)
+	}
+	s.mu.RUnlock()
+	b = append(b, `],"links":`...)
+	b = appendLinks(b, r, p, total)
+	if s.opts.FlatTimestamps {
+		b = append(b, ',')
+	} else {
+		b = append(b, `,"meta":{`...)
+	}
+	b = append(b, `"page":{"limit":`...)
+	b = strconv.AppendInt(b, int64(p.limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(p.offset), 10)
+	b = append(b, `,"current":`...)
+	b = strconv.AppendInt(b, int64(p.offset/p.limit+1), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64((total+p.limit-1)/p.limit), 10)
+	b = append(b, `},"results":{"total":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, '}', '}')
+	if !s.opts.FlatTimestamps {
+		b = append(b, '}')
+	}
+	*bp = b
+	return &response{status: http.StatusOK, buf: bp}
+}
+
+// appendLinks appends the first, prev, next and last page links (prev and
+// next are null at the ends).
+func appendLinks(b []byte, r *http.Request, p *listParams, total int) []byte {
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	prefix := make([]byte, 0, 256)
+	prefix = append(prefix, scheme...)
+	prefix = append(prefix, r.Host...)
+	prefix = append(prefix, r.URL.EscapedPath()...)
+	prefix = append(prefix, '?')
+	if p.hasFilter {
+		prefix = append(prefix, "filter="...)
+		prefix = append(prefix, url.QueryEscape(p.filterRaw)...)
+		prefix = append(prefix, '&')
+	}
+	if p.hasSort {
+		prefix = append(prefix, "sort="...)
+		prefix = append(prefix, url.QueryEscape(p.sortRaw)...)
+		prefix = append(prefix, '&')
+	}
+	prefix = append(prefix, "page%5Blimit%5D="...)
+	prefix = strconv.AppendInt(prefix, int64(p.limit), 10)
+	prefix = append(prefix, "&page%5Boffset%5D="...)
+	// The quoted, escaped prefix without its closing quote: it holds only
+	// URL-safe characters and the request's Host.
+	quoted := appendString(nil, string(prefix))
+	quoted = quoted[:len(quoted)-1]
+	link := func(b []byte, name string, offset int, ok bool) []byte {
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		if !ok {
+			return append(b, "null"...)
+		}
+		b = append(b, quoted...)
+		b = strconv.AppendInt(b, int64(offset), 10)
+		return append(b, '"')
+	}
+	last := 0
+	if total > 0 {
+		last = (total - 1) / p.limit * p.limit
+	}
+	b = append(b, '{')
+	b = link(b, "first", 0, true)
+	b = append(b, ',')
+	b = link(b, "prev", max(p.offset-p.limit, 0), p.offset > 0)
+	b = append(b, ',')
+	b = link(b, "next", p.offset+p.limit, p.offset+p.limit < total)
+	b = append(b, ',')
+	b = link(b, "last", last, true)
+	return append(b, '}')
+}

@@ -1,0 +1,131 @@
+package emulator
+
+import "time"
+
+// Options configure a Server. Zero values take the documented defaults.
+type Options struct {
+	// Seed selects the generated data: the same Options give the same
+	// records, ids and order.
+	Seed int64
+	// Record counts. 0 takes the default (2,500 orders, 300 files, 250
+	// accounts); a negative count means none.
+	Orders, Files, Accounts int
+	// BaseTime is the created_at of the first record of each resource.
+	// Default 2024-01-01T00:00:00Z. Records span at most a year after it.
+	BaseTime time.Time
+	// Tie groups: the sizes of groups of records sharing one exact
+	// created_at (and updated_at), placed around evenly spaced points of the
+	// range (the middle for one group). nil takes the default of one group
+	// of 350 orders, 40 files or 30 accounts (smaller for small counts); an
+	// empty non-nil slice means none.
+	OrderTieGroups, FileTieGroups, AccountTieGroups []int
+	// FileSizeTieGroups are the sizes of groups of files sharing one exact
+	// file_size that no other file has (e.g. 10,001, more than one list can
+	// page through by offset). Default none: sizes spread from 512 B to
+	// 20 MiB.
+	FileSizeTieGroups []int
+
+	// ClientID and ClientSecret are the accepted credentials. Default
+	// "emulator-client-id" and "emulator-client-secret".
+	ClientID, ClientSecret string
+	// TokenLifetime is the lifetime of issued tokens. Default 1h.
+	TokenLifetime time.Duration
+	// TokenRequests is how many resource requests each token is accepted
+	// for; later ones get 401 as if it had been revoked. 0 means unlimited.
+	TokenRequests int
+
+	// Latency is added to every request, the token endpoint included.
+	Latency time.Duration
+	// RateLimit is the number of requests per second the server accepts
+	// (token bucket with a burst of max(1, RateLimit)); excess requests get
+	// 429 with Retry-After. 0 means unlimited.
+	RateLimit float64
+	// Faults, if set, is consulted for every request; see SetFaults.
+	Faults FaultFunc
+
+	// DefaultPageLimit is the page size without page[limit]. Default 25.
+	DefaultPageLimit int
+	// MaxPageLimit is the largest page[limit] accepted. Default 100.
+	MaxPageLimit int
+	// OffsetLimit is the largest page[offset] accepted. Default 10,000. It
+	// is a hard limit for orders and files and a soft one for accounts.
+	OffsetLimit int
+	// LenientSoftOffsetLimit lets accounts (the soft offset limit) serve
+	// offsets above OffsetLimit. By default they are refused with 400 like
+	// the hard limit. See also SetSoftOffsetLimitEnforced.
+	LenientSoftOffsetLimit bool
+
+	// StringStatus sends the status of JSON:API errors as a string ("400")
+	// instead of a number, as the real service sometimes does.
+	StringStatus bool
+	// FlatTimestamps puts created_at and updated_at at the top level of
+	// records and page and results at the top level of list bodies (the
+	// documented flat form) instead of under meta.
+	FlatTimestamps bool
+	// IgnoreSort lists resources ("orders", "files", "accounts") whose list
+	// endpoint accepts any sort value and ignores it, serving its default
+	// order, as a looser service would. By default an unsupported sort gets
+	// 400, and files refuse every sort. See also SetIgnoreSort.
+	IgnoreSort []string
+
+	// Now is the wall clock used for timestamps of writes (which are also
+	// always later than every seeded timestamp and strictly increasing).
+	// Default time.Now.
+	Now func() time.Time
+	// RequestLogSize is the number of recent requests kept in Stats.
+	// Default 10,000; negative keeps none.
+	RequestLogSize int
+	// CacheSize is the number of filtered and sorted results kept. Default
+	// 32; negative disables the cache.
+	CacheSize int
+}
+
+// Defaults of Options.
+const (
+	DefaultOrders        = 2500
+	DefaultFiles         = 300
+	DefaultAccounts      = 250
+	DefaultClientID      = "emulator-client-id"
+	DefaultClientSecret  = "emulator-client-secret"
+	DefaultTokenLifetime = time.Hour
+	DefaultPageLimit     = 25
+	MaxPageLimit         = 100
+	OffsetLimit          = 10000
+)
+
+// DefaultBaseTime is the default Options.BaseTime.
+var DefaultBaseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (o Options) withDefaults() Options {
+	defInt := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	for _, r := range resources {
+		defInt(r.gen.count(&o), r.gen.defaultCount)
+	}
+	defInt(&o.MaxPageLimit, MaxPageLimit)
+	defInt(&o.DefaultPageLimit, DefaultPageLimit)
+	o.DefaultPageLimit = min(o.DefaultPageLimit, o.MaxPageLimit)
+	defInt(&o.OffsetLimit, OffsetLimit)
+	defInt(&o.RequestLogSize, 10000)
+	defInt(&o.CacheSize, 32)
+	if o.BaseTime.IsZero() {
+		o.BaseTime = DefaultBaseTime
+	}
+	o.BaseTime = o.BaseTime.UTC().Truncate(time.Millisecond)
+	if o.ClientID == "" {
+		o.ClientID = DefaultClientID
+	}
+	if o.ClientSecret == "" {
+		o.ClientSecret = DefaultClientSecret
+	}
+	if o.TokenLifetime <= 0 {
+		o.TokenLifetime = DefaultTokenLifetime
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}

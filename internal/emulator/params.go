@@ -1,0 +1,124 @@
+package emulator
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// listParams is a validated list request.
+type listParams struct {
+	q      *query
+	limit  int
+	offset int
+	// filterRaw and sortRaw are echoed into the links.
+	filterRaw, sortRaw string
+	hasFilter, hasSort bool
+}
+
+var listParamNames = []string{"page[limit]", "page[offset]", "sort", "filter"}
+
+// parseDigits parses a non-negative decimal integer made of digits only
+// (no sign, no spaces). Values too large for an int saturate.
+func parseDigits(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (1<<62)/10 {
+			n = 1 << 62
+			continue
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// parseListParams validates the query string of a list request.
+func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiError) {
+	values, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return nil, badRequest("", "The query string is malformed: %v.", err)
+	}
+	for name, vs := range values {
+		if !slices.Contains(listParamNames, name) {
+			return nil, badRequest(name, "Unknown query parameter %q: the supported parameters are page[limit], page[offset], sort and filter.", name)
+		}
+		if len(vs) > 1 {
+			return nil, badRequest(name, "Query parameter %q is given %d times; give it at most once.", name, len(vs))
+		}
+	}
+	p := &listParams{limit: s.opts.DefaultPageLimit}
+	maxLimit := s.opts.MaxPageLimit
+	if vs, ok := values["page[limit]"]; ok {
+		n, ok := parseDigits(vs[0])
+		if !ok || n < 1 || n > maxLimit {
+			return nil, badRequest("page[limit]", "Invalid page[limit] %q: it must be an integer between 1 and %d.", vs[0], maxLimit)
+		}
+		p.limit = n
+	}
+	if vs, ok := values["page[offset]"]; ok {
+		n, ok := parseDigits(vs[0])
+		if !ok {
+			return nil, badRequest("page[offset]", "Invalid page[offset] %q: it must be an integer of 0 or more.", vs[0])
+		}
+		if limit := s.opts.OffsetLimit; n > limit && (t.res.hardOffsetLimit || s.softOffsetEnforced.Load()) {
+			return nil, t.res.offsetLimitError(vs[0], limit)
+		}
+		p.offset = n
+	}
+	if vs, ok := values["sort"]; ok {
+		p.sortRaw, p.hasSort = vs[0], true
+	}
+	if vs, ok := values["filter"]; ok {
+		p.filterRaw, p.hasFilter = vs[0], true
+	}
+	q, aerr := compileQuery(&t.res.schema, p.filterRaw, p.hasFilter, p.sortRaw, p.hasSort, s.ignoresSort(t.res))
+	if aerr != nil {
+		return nil, aerr
+	}
+	p.q = q
+	return p, nil
+}
+
+// offsetLimitError refuses page[offset] raw, above limit, with a hint
+// that fits the resource: keyset paging where it can be sorted, filters
+// where it cannot.
+func (sch *schema) offsetLimitError(raw string, limit int) *apiError {
+	how := "filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>))"
+	if len(sch.sortCols) == 0 {
+		how = "narrow the list with filters instead of paging by offset (" + sch.name + " cannot be sorted; for example split it by ranges of " + sch.cols[sch.firstRangeCol()].name + ")"
+	}
+	return badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, %s.",
+		raw, sch.name, groupThousands(limit), how)
+}
+
+// firstRangeCol is the first column filterable with gt.
+func (sch *schema) firstRangeCol() int {
+	for i, c := range sch.cols {
+		if c.ops.has(filter.Gt) {
+			return i
+		}
+	}
+	return sch.idCol
+}
+
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
