@@ -89,9 +89,6 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// PageSize is the page[limit] the client asks for.
-func (c *Client) PageSize() int { return c.cfg.PageSize }
-
 // MaxParallelRequests is the configured ceiling of requests in flight.
 func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
 
@@ -167,6 +164,9 @@ const maxFreeRetries = 3
 // 401 on the newest token drops it and retries with a new one (fetched once
 // for all the requests it failed); that counts as an attempt, so a service
 // that refuses every token ends the request after max_retries.
+//
+// It is one loop on purpose, longer than the rest: the counts of free and
+// counted retries are its state, and every branch updates them.
 func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
 	target := c.cfg.BaseURL + path
 	shown := path
@@ -304,18 +304,25 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
+	status, retryAfter, err = outcome(resp, body, shown, attempt, decode)
+	return status, retryAfter, gen, err
+}
 
+// outcome is what attempt reports of an answer: a 2xx body handed to decode
+// (a body it cannot decode is retried like a transport failure, one that
+// breaks the contract is not), or the service's error.
+func outcome(resp *http.Response, body []byte, shown string, attempt int, decode func([]byte) error) (status int, retryAfter string, err error) {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if err := decode(body); err != nil {
 			var protoErr *ProtocolError
 			if errors.As(err, &protoErr) {
-				return 0, "", gen, err
+				return 0, "", err
 			}
-			return 0, "", gen, &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
+			return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
 		}
-		return resp.StatusCode, "", gen, nil
+		return resp.StatusCode, "", nil
 	}
 	apiErr := newAPIError(resp, body, http.MethodGet, shown)
 	apiErr.Attempts = attempt
-	return resp.StatusCode, resp.Header.Get("Retry-After"), gen, apiErr
+	return resp.StatusCode, resp.Header.Get("Retry-After"), apiErr
 }

@@ -250,3 +250,47 @@ type ProtocolError struct {
 func (e *ProtocolError) Error() string {
 	return fmt.Sprintf("%s %s: the service's response breaks the API contract: %s", e.Method, e.Path, e.Problem)
 }
+
+// contractBroken is the ProtocolError of a GET of path (with its query).
+func contractBroken(path, format string, args ...any) error {
+	return &ProtocolError{Method: http.MethodGet, Path: path, Problem: fmt.Sprintf(format, args...)}
+}
+
+// UnlistableError says the service offers no way to list every record the
+// query matches: the provider refuses to return a truncated list.
+type UnlistableError struct {
+	Resource    string
+	Total       int // records the query matches, as the service counts them
+	OffsetLimit int
+	Reason      string // why no strategy reaches them all
+	Fix         string // what the user can do
+}
+
+func (e *UnlistableError) Error() string {
+	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
+}
+
+// SortUnavailableError says the service refused or ignored an order the
+// capability table says it gives, and the provider cannot produce that
+// order itself (the service's collation of text is not the provider's).
+type SortUnavailableError struct {
+	Resource string
+	Sort     string
+	Cause    string // what the service did
+}
+
+func (e *SortUnavailableError) Error() string {
+	return fmt.Sprintf("%s: the service cannot sort by %s (%s), and the provider cannot reproduce the service's order of %s itself",
+		e.Resource, e.Sort, e.Cause, strings.TrimPrefix(e.Sort, "-"))
+}
+
+// errSortUnusable reports, from the first page of a sorted listing, that
+// the service refused the sort= parameter or ignored it.
+type errSortUnusable struct{ cause string }
+
+func (e *errSortUnusable) Error() string { return e.cause }
+
+// errWindowChanged says a window changed while it was read by offsets: a
+// record was inserted, deleted or moved, so offsets shifted and a record
+// may have slipped between two pages.
+var errWindowChanged = errors.New("window changed while it was listed")

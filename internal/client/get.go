@@ -23,11 +23,11 @@ func Get[T Record](ctx context.Context, c *Client, kind Kind[T], id string, incl
 			return err
 		}
 		if len(doc.Data) == 0 || string(doc.Data) == "null" {
-			return &ProtocolError{Method: "GET", Path: path, Problem: "the response has no data object"}
+			return contractBroken(path, "the response has no data object")
 		}
 		rec, err := kind.decode(doc.Data, includeJSON)
 		if err != nil {
-			return &ProtocolError{Method: "GET", Path: path, Problem: err.Error()}
+			return contractBroken(path, "%v", err)
 		}
 		out = rec
 		return nil

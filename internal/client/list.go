@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
@@ -44,6 +43,20 @@ type ListStats struct {
 	// Strategy says how the listing reached every record (Strategy*).
 	Strategy string
 }
+
+// How a listing reaches every record, as ListStats.Strategy reports it.
+const (
+	// StrategyKeyset: the service sorts, and keyset windows bound by the
+	// sort attribute reach past the offset limit.
+	StrategyKeyset = "keyset"
+	// StrategyKeysetSortedHere: keyset windows on an order the service
+	// gives, then the provider sorts the complete list in the order asked.
+	StrategyKeysetSortedHere = "keyset, sorted by the provider"
+	// StrategyWindowsSortedHere: the service cannot sort; offset pages in
+	// its own order, in windows of the range attribute above the offset
+	// limit, then the provider sorts the complete list.
+	StrategyWindowsSortedHere = "range windows, sorted by the provider"
+)
 
 // List hands every record that matches q to emit, in the order of q.Sort,
 // each record once. How it reaches them all depends on what the endpoint
@@ -107,338 +120,132 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	l := &lister[T]{
-		createdBefore: createdBefore,
-		c:             c, kind: kind, q: q, emit: emit, limit: q.MaxResults,
-		ps:           c.cfg.PageSize,
-		windowCap:    (OffsetLimit / c.cfg.PageSize) * c.cfg.PageSize,
-		seen:         make(map[string]struct{}),
-		nextProgress: ProgressInterval,
+	reader := &windowReader[T]{
+		c: c, kind: kind, includeJSON: q.IncludeJSON,
+		pageSize:  c.cfg.PageSize,
+		windowCap: (OffsetLimit / c.cfg.PageSize) * c.cfg.PageSize,
+		// Two workers more than requests may be in flight, so that a worker
+		// decoding a page never leaves a request slot idle.
+		sched: newScheduler(c.cfg.MaxParallelRequests + 2),
 	}
-	// Two workers more than requests may be in flight, so that a worker
-	// decoding a page never leaves a request slot idle.
-	l.sched = newScheduler(c.cfg.MaxParallelRequests + 2)
 	defer func() {
 		// Cancel first, so that queued page requests return at once.
 		cancel()
-		l.sched.close()
+		reader.sched.close()
 	}()
+	l := &lister[T]{
+		windowReader:  reader,
+		q:             q,
+		emit:          emit,
+		limit:         q.MaxResults,
+		createdBefore: createdBefore,
+		seen:          make(map[string]struct{}),
+		nextProgress:  ProgressInterval,
+	}
 	err = l.run(ctx, key)
-	l.stats.Total -= l.dropped
+	l.stats.Total -= l.droppedNew
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
 	return l.stats, err
 }
 
+// lister is the state of one listing. It belongs to the traversal goroutine
+// (see window.go): every lister method runs there.
 type lister[T Record] struct {
-	c     *Client
-	kind  Kind[T]
+	*windowReader[T]
 	q     ListQuery
 	emit  func(T) error
 	limit int // stop after this many records; 0: all
 	// createdBefore drops records created at or after it (a normalised
 	// timestamp), where the service cannot filter on created_at.
 	createdBefore string
-	dropped       int
-	ps            int
-	windowCap     int // records one window can reach by offset
-	sched         *scheduler
+	droppedNew    int // records dropped by createdBefore
 
-	key          sortKey
-	seen         map[string]struct{}
-	head         string // sort key of the first record listed
-	late         bool   // delivering to q.Late
-	stats        ListStats
-	pages        atomic.Int64 // counted by the workers
-	windows      atomic.Int64
-	nextProgress int
+	key            sortKey // the order the traversal lists in
+	seen           map[string]struct{}
+	firstListedKey string // key of the first record listed, for the catch-up
+	late           bool   // delivering to q.Late
+	stats          ListStats
+	nextProgress   int
 }
 
-type pageResult[T Record] struct {
-	page page[T]
-	err  error
-}
-
-// continuation says how to go on after a full window: with the next window
-// (already requested), or by listing a tie group on its own first.
-type continuation[T Record] struct {
-	next   *window[T]  // already requested; nil when tie is set or not prefetched
-	bound  filter.Expr // where next starts
-	tie    bool
-	tieKey string
-	err    error
-}
-
-// window is one keyset-bounded slice of the traversal, read by offsets.
-type window[T Record] struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	base   string // filter without the keyset bound
-	key    sortKey
-	bound  filter.Expr // nil for the first window of a traversal
-	expr   string      // the filter sent
-
-	pages []chan pageResult[T] // one per possible page, each written once
-	next  chan continuation[T]
-
-	mu      sync.Mutex
-	planned int // pages requested; 0 until planned
-	more    bool
-
-	// Used by the traversal goroutine only:
-	p0   *pageResult[T]        // the first page, once awaited
-	sink func(T) (bool, error) // where records go; nil: lister.deliver
-}
-
-// first awaits the window's first page, once.
-func (w *window[T]) first(ctx context.Context) (pageResult[T], error) {
-	if w.p0 != nil {
-		return *w.p0, w.p0.err
-	}
-	r, err := await(ctx, w.pages[0])
-	if err != nil && ctx.Err() != nil {
-		return r, err
-	}
-	r.err = err
-	w.p0 = &r
-	return r, err
-}
-
-// open requests a window's first page; its total decides the rest.
-func (l *lister[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr, autoPlan bool) (*window[T], error) {
-	expr := base
-	if bound != nil {
-		expr = and(base, bound.String())
-	}
-	if len(expr) > filter.MaxLength {
-		return nil, fmt.Errorf("the filter with its keyset bound is %d bytes, more than the service's %d: shorten the filter expression", len(expr), filter.MaxLength)
-	}
-	ctx, cancel := context.WithCancel(parent)
-	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
-		pages: make([]chan pageResult[T], l.windowCap/l.ps), next: make(chan continuation[T], 1)}
-	for i := range w.pages {
-		w.pages[i] = make(chan pageResult[T], 1)
-	}
-	l.windows.Add(1)
-	var then func(page[T])
-	if autoPlan {
-		// Plan as soon as the first page lands, from the worker, so that the
-		// window's pages are queued before the caller has caught up with it.
-		then = func(p page[T]) { l.plan(w, p) }
-	}
-	l.sched.submit(true, l.pageTask(w, 0, then))
-	return w, nil
-}
-
-func (l *lister[T]) pageTask(w *window[T], i int, then func(page[T])) func() {
-	return func() {
-		if err := w.ctx.Err(); err != nil {
-			w.pages[i] <- pageResult[T]{err: err}
-			return
-		}
-		l.pages.Add(1)
-		p, err := fetchPage(w.ctx, l.c, l.kind, w.expr, w.key.param(), i*l.ps, l.ps, l.q.IncludeJSON)
-		if err == nil && then != nil {
-			then(p)
-		}
-		w.pages[i] <- pageResult[T]{page: p, err: err}
-	}
-}
-
-// plan requests the rest of a window once its first page has told its size.
-// It runs once per window: from the worker for prefetched windows, or from
-// the traversal.
-func (l *lister[T]) plan(w *window[T], p0 page[T]) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.planned > 0 {
-		return
-	}
-	covered := min(p0.total, l.windowCap)
-	want := covered
-	if l.limit > 0 {
-		// Only what is still missing, plus a page for the records of the
-		// previous window's last tie group that this one starts by repeating.
-		slack := 0
-		if w.bound != nil {
-			slack = l.ps
-		}
-		want = min(covered, l.limit-l.stats.Listed+slack)
-	}
-	n := max(1, (want+l.ps-1)/l.ps)
-	w.planned = n
-	w.more = p0.total > n*l.ps
-	// The last page decides where the next window starts: ask for it first.
-	var then func(page[T])
-	if w.more {
-		firstKey := ""
-		if len(p0.records) > 0 {
-			firstKey, _ = w.key.keyOf(p0.records[0])
-		}
-		if n == 1 {
-			w.next <- l.continueAfter(w, firstKey, p0)
-		}
-		then = func(last page[T]) { w.next <- l.continueAfter(w, firstKey, last) }
-	}
-	if n > 1 {
-		l.sched.submit(true, l.pageTask(w, n-1, then))
-	}
-	for i := 1; i < n-1; i++ {
-		l.sched.submit(false, l.pageTask(w, i, nil))
-	}
-}
-
-// continueAfter works out, from a full window's last page, where the
-// traversal goes on, and requests the next window's first page right away.
-func (l *lister[T]) continueAfter(w *window[T], firstKey string, last page[T]) continuation[T] {
-	if len(last.records) == 0 || firstKey == "" {
-		// An inconsistent page; the traversal notices and reads the window again.
-		return continuation[T]{err: errRedo}
-	}
-	lastKey, err := w.key.keyOf(last.records[len(last.records)-1])
-	if err != nil {
-		return continuation[T]{err: err}
-	}
-	if lastKey == firstKey {
-		return continuation[T]{tie: true, tieKey: lastKey}
-	}
-	bound := w.key.from(lastKey)
-	if l.limit > 0 {
-		// The records may be enough already: let the traversal decide.
-		return continuation[T]{bound: bound}
-	}
-	next, err := l.open(w.ctx, w.base, w.key, bound, true)
-	return continuation[T]{next: next, bound: bound, err: err}
-}
-
-// errRedo says a window changed while it was read by offsets: a record was
-// inserted, deleted or moved, so offsets shifted and a record may have
-// slipped between two pages.
-var errRedo = errors.New("window changed while it was listed")
-
-// traverse lists base in key order from bound on. top marks the query's own
-// traversal (as opposed to one that lists a tie group).
-func (l *lister[T]) traverse(ctx context.Context, base string, key sortKey, bound filter.Expr, top bool) error {
-	w, err := l.open(ctx, base, key, bound, false)
-	if err != nil {
-		return err
-	}
-	first := top
+// run lists with the best strategy the capability table allows, and
+// switches once per endpoint and run when the service turns out not to sort
+// as the table says: it refused sort= or ignored it, which shows on the
+// first page, before any record was handed out. Traversal goroutine.
+func (l *lister[T]) run(ctx context.Context, key sortKey) error {
+	r := l.kind.Resource
 	for {
-		done, cont, err := l.read(ctx, w, first)
-		switch {
-		case errors.Is(err, errRedo):
-			// Offsets are unreliable while the data changes: read this
-			// window's range again with keyset pages, which depend on no
-			// offset, then go back to parallel offset pages.
-			w.cancel()
-			next, done, err := l.careful(ctx, w.base, w.key, w.bound)
-			if err != nil {
-				return l.explain(err, w)
+		var err error
+		serviceSorts := r.keysetCapable(key.attr) && !l.c.sortUnusable(r.Path)
+		if serviceSorts {
+			l.stats.Strategy = StrategyKeyset
+			l.key = key
+			err = l.traverseQuery(ctx, key)
+			if err == nil && key.attr == "updated_at" && key.desc {
+				err = l.catchUp(ctx)
 			}
-			if done {
-				return nil
-			}
-			if w, err = l.open(ctx, base, key, next, false); err != nil {
-				return err
-			}
-			first = false
-			continue
-		case err != nil:
-			return l.explain(err, w)
-		case done:
-			return nil
+		} else if cause, unusable := l.c.sortCause(r.Path); unusable && !key.computable() {
+			return &SortUnavailableError{Resource: r.Name, Sort: key.param(), Cause: cause}
+		} else {
+			err = l.listThenSort(ctx, key)
 		}
-		first = false
-		if !cont.tie {
-			if w = cont.next; w == nil {
-				if w, err = l.open(ctx, base, key, cont.bound, false); err != nil {
-					return err
-				}
-			}
-			continue
+		cause, unusable := sortRefusal(err)
+		var ignored *errSortUnusable
+		if errors.As(err, &ignored) {
+			cause, unusable = ignored.cause, true
 		}
-		if key.attr == idKey.attr {
-			return &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + w.expr,
-				Problem: fmt.Sprintf("a whole window of %d records has the same id %q", l.windowCap, cont.tieKey)}
-		}
-		// A tie group larger than a window: list it on its own, then go on
-		// strictly after it.
-		if err := l.listTieGroup(ctx, base, key, cont.tieKey); err != nil {
+		if !unusable || l.stats.Listed > 0 || l.c.sortUnusable(r.Path) {
 			return err
 		}
-		if l.full() {
-			return nil
-		}
-		if w, err = l.open(ctx, base, key, key.after(cont.tieKey), false); err != nil {
-			return err
-		}
+		l.c.markSortUnusable(ctx, r.Path, key.param(), cause)
+		l.seen = make(map[string]struct{})
+		l.firstListedKey, l.droppedNew = "", 0
 	}
 }
 
-// careful lists up to a window's worth of records from bound on with keyset
-// pages, one after another: each page starts from the last sort value seen,
-// so inserts and deletes cannot make it skip a record. It returns the bound
-// to go on from, or done when the listing is complete.
-func (l *lister[T]) careful(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
-	for covered := 0; covered < l.windowCap; {
-		expr := base
-		if bound != nil {
-			expr = and(base, bound.String())
-		}
-		l.pages.Add(1)
-		p, err := fetchPage(ctx, l.c, l.kind, expr, key.param(), 0, l.ps, l.q.IncludeJSON)
-		if err != nil {
-			return nil, false, err
-		}
-		if want := min(p.total, l.ps); len(p.records) != want {
-			// A keyset page is one answer from offset 0: it holds the first
-			// min(total, limit) records its filter matches, whatever writes
-			// happen. Trusting a total that disagrees would end the listing
-			// early (total too small) or chase records that are not there.
-			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
-				Problem: fmt.Sprintf("results.total is %d, so the page (page[limit] %d) should hold %d records, but it holds %d", p.total, l.ps, want, len(p.records))}
-		}
-		covered += len(p.records)
-		for _, rec := range p.records {
-			if done, err := l.deliver(rec); done || err != nil {
-				return nil, done, err
-			}
-		}
-		if p.total <= len(p.records) {
-			return nil, true, nil
-		}
-		firstKey, err := key.keyOf(p.records[0])
-		if err != nil {
-			return nil, false, err
-		}
-		lastKey, err := key.keyOf(p.records[len(p.records)-1])
-		if err != nil {
-			return nil, false, err
-		}
-		if firstKey != lastKey {
-			bound = key.from(lastKey)
+// sortRefusal recognises a 400 that names the sort parameter.
+func sortRefusal(err error) (string, bool) {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || !strings.Contains(apiErr.Path, "sort=") {
+		return "", false
+	}
+	for _, o := range apiErr.Errors {
+		if o.Parameter != "" && o.Parameter != "sort" {
 			continue
 		}
-		// A tie group fills the page: list it on its own, then go on
-		// strictly after it.
-		if key.attr == idKey.attr {
-			return nil, false, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?filter=" + expr,
-				Problem: fmt.Sprintf("a whole page of records has the same id %q", lastKey)}
+		if o.Parameter == "sort" || strings.Contains(strings.ToLower(o.Title+" "+o.Detail), "sort") {
+			return "it answered 400 " + o.Summary(), true
 		}
-		if err := l.listTieGroup(ctx, base, key, lastKey); err != nil {
-			return nil, false, err
-		}
-		if l.full() {
-			return nil, true, nil
-		}
-		bound = key.after(lastKey)
 	}
-	return bound, false, nil
+	return "", false
+}
+
+// sortUnusable reports whether path refused or ignored sort= earlier in
+// this run.
+func (c *Client) sortUnusable(path string) bool {
+	_, ok := c.unsortable.Load(path)
+	return ok
+}
+
+// sortCause is what path did to a sort=, if it refused or ignored one.
+func (c *Client) sortCause(path string) (string, bool) {
+	v, ok := c.unsortable.Load(path)
+	cause, _ := v.(string)
+	return cause, ok
+}
+
+// markSortUnusable records that path cannot sort, once, and says so.
+func (c *Client) markSortUnusable(ctx context.Context, path, sort, cause string) {
+	if _, loaded := c.unsortable.LoadOrStore(path, cause); !loaded {
+		c.cfg.Logger.Info(ctx, "the service does not sort this endpoint as documented; listing it in the service's own order from now on", map[string]any{
+			"path": path, "sort": sort, "cause": cause,
+		})
+	}
 }
 
 // deliver hands rec to the caller unless it was listed already. done is
-// true once MaxResults records have been listed.
+// true once MaxResults records have been listed. Traversal goroutine.
 func (l *lister[T]) deliver(rec T) (done bool, err error) {
 	id := rec.RecordID()
 	if _, dup := l.seen[id]; dup {
@@ -447,7 +254,7 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 	l.seen[id] = struct{}{}
 	if l.createdBefore != "" {
 		if created, err := keyFor(l.kind.Resource, "created_at").keyOf(rec); err == nil && created >= l.createdBefore {
-			l.dropped++
+			l.droppedNew++
 			return false, nil
 		}
 	}
@@ -459,216 +266,28 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if l.head == "" {
-		l.head, _ = l.key.keyOf(rec)
+	if l.firstListedKey == "" {
+		l.firstListedKey, _ = l.key.keyOf(rec)
 	}
 	l.stats.Listed++
 	if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {
 		l.q.Progress(l.stats.Listed, l.stats.Total)
 		l.nextProgress += ProgressInterval
 	}
-	return l.full(), nil
+	return l.maxResultsReached(), nil
 }
 
-// maxCatchUps bounds the catch-up rounds of a store that never stops
-// updating records.
-const maxCatchUps = 5
-
-// catchUp finds, for sort -updated_at, the records updated while the
-// listing ran: an update moves a record to the front, behind the position
-// already read, where no single pass can see it. They all have an
-// updated_at after the first record listed, so a filtered pass finds them;
-// it repeats while it still finds records updated during the last pass.
-func (l *lister[T]) catchUp(ctx context.Context) error {
-	l.late = true
-	for range maxCatchUps {
-		if l.head == "" {
-			return nil
-		}
-		since := filter.Expr{filter.NewTerm(filter.Ge, l.key.attr, nextMillisecond(l.head))}
-		before := l.stats.Listed
-		l.head = ""
-		if err := l.traverse(ctx, and(l.q.Filter, since.String()), l.key, nil, false); err != nil {
-			return err
-		}
-		if l.stats.Listed == before {
-			return nil
-		}
-	}
-	return nil
+// maxResultsReached reports whether MaxResults records have been handed
+// out; a catch-up lists past them. Traversal goroutine.
+func (l *lister[T]) maxResultsReached() bool {
+	return !l.late && l.limit > 0 && l.stats.Listed >= l.limit
 }
 
-// read hands a window's records to emit in order. It reports done when the
-// listing is complete, or the continuation to follow.
-func (l *lister[T]) read(ctx context.Context, w *window[T], first bool) (bool, continuation[T], error) {
-	var none continuation[T]
-	r0, err := w.first(ctx)
-	if err != nil {
-		return false, none, err
+// quota is what the traversal still wants, for planning a window.
+// Traversal goroutine.
+func (l *lister[T]) quota() quota {
+	if l.limit <= 0 {
+		return unlimited
 	}
-	p0 := r0.page
-	if first {
-		l.stats.Total = p0.total
-		// A service that ignores sort= shows it on the first page, before
-		// anything is handed out: the listing can still switch strategy.
-		if bad := disorder(w.key, p0.records); bad != "" {
-			return false, none, &errSortUnusable{cause: "it ignored sort=" + w.key.param() + ": " + bad}
-		}
-	}
-	deliver := l.deliver
-	if w.sink != nil {
-		deliver = w.sink
-	}
-	l.plan(w, p0)
-	w.mu.Lock()
-	n, more := w.planned, w.more
-	w.mu.Unlock()
-
-	covered := min(p0.total, l.windowCap)
-	inWindow := make(map[string]struct{}, min(covered, 1024))
-	prevKey := ""
-	for i := 0; i < n; i++ {
-		r := r0
-		if i > 0 {
-			if r, err = await(ctx, w.pages[i]); err != nil {
-				return false, none, err
-			}
-		}
-		p := r.page
-		if expect := min(l.ps, covered-i*l.ps); p.total != p0.total || len(p.records) != expect {
-			return false, none, errRedo
-		}
-		for _, rec := range p.records {
-			id := rec.RecordID()
-			if _, dup := inWindow[id]; dup {
-				// Offsets shifted under the listing.
-				return false, none, errRedo
-			}
-			inWindow[id] = struct{}{}
-			if w.key.checked() {
-				k, err := w.key.keyOf(rec)
-				if err != nil {
-					return false, none, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path, Problem: err.Error()}
-				}
-				if prevKey != "" && w.key.before(k, prevKey) {
-					return false, none, &ProtocolError{Method: http.MethodGet, Path: l.kind.Path + "?sort=" + w.key.param(),
-						Problem: fmt.Sprintf("records are out of %s order: %s comes after %s", w.key.param(), k, prevKey)}
-				}
-				prevKey = k
-			}
-			done, err := deliver(rec)
-			if err != nil {
-				return false, none, err
-			}
-			if done {
-				w.cancel()
-				return true, none, nil
-			}
-		}
-	}
-	if !more {
-		return true, none, nil
-	}
-	cont, err := await(ctx, w.next)
-	if err == nil {
-		err = cont.err
-	}
-	return false, cont, err
-}
-
-// explain turns a failed keyset request into an OffsetLimitError: the
-// service refused the only way past its offset limit.
-func (l *lister[T]) explain(err error, w *window[T]) error {
-	var apiErr *APIError
-	keyset := w.bound != nil || w.base != l.q.Filter
-	if keyset && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
-		return &OffsetLimitError{Resource: l.kind.Name, OffsetLimit: OffsetLimit, Total: l.stats.Total, Listed: l.stats.Listed, Err: err}
-	}
-	return err
-}
-
-func await[V any](ctx context.Context, ch chan V) (V, error) {
-	if err := ctx.Err(); err != nil {
-		// select picks at random among ready cases: without this, pages
-		// already fetched would keep reaching emit after cancellation.
-		var zero V
-		return zero, err
-	}
-	select {
-	case v := <-ch:
-		if r, ok := any(v).(interface{ failure() error }); ok {
-			return v, r.failure()
-		}
-		return v, nil
-	case <-ctx.Done():
-		var zero V
-		return zero, ctx.Err()
-	}
-}
-
-func (r pageResult[T]) failure() error { return r.err }
-
-// scheduler runs page requests on a fixed set of workers. Urgent tasks (the
-// first and last page of a window, which decide what comes next) go before
-// the bulk, so the next window starts while this one is still being read.
-type scheduler struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	urgent []func()
-	normal []func()
-	closed bool
-	wg     sync.WaitGroup
-}
-
-func newScheduler(workers int) *scheduler {
-	s := &scheduler{}
-	s.cond = sync.NewCond(&s.mu)
-	s.wg.Add(workers)
-	for range workers {
-		go s.work()
-	}
-	return s
-}
-
-func (s *scheduler) submit(urgent bool, task func()) {
-	s.mu.Lock()
-	if urgent {
-		s.urgent = append(s.urgent, task)
-	} else {
-		s.normal = append(s.normal, task)
-	}
-	s.mu.Unlock()
-	s.cond.Signal()
-}
-
-func (s *scheduler) work() {
-	defer s.wg.Done()
-	for {
-		s.mu.Lock()
-		for !s.closed && len(s.urgent) == 0 && len(s.normal) == 0 {
-			s.cond.Wait()
-		}
-		var task func()
-		switch {
-		case len(s.urgent) > 0:
-			task, s.urgent = s.urgent[0], s.urgent[1:]
-		case len(s.normal) > 0:
-			task, s.normal = s.normal[0], s.normal[1:]
-		}
-		s.mu.Unlock()
-		if task == nil {
-			return // closed and drained
-		}
-		task()
-	}
-}
-
-// close waits for queued tasks to finish; callers cancel their contexts
-// first, so the tasks return at once.
-func (s *scheduler) close() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.cond.Broadcast()
-	s.wg.Wait()
+	return quota{limited: true, left: l.limit - l.stats.Listed}
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strconv"
 )
@@ -89,9 +88,7 @@ func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 		return out, err // a cut or garbled body: retried
 	}
 	lb := d.env
-	problem := func(format string, args ...any) error {
-		return &ProtocolError{Method: "GET", Path: path, Problem: fmt.Sprintf(format, args...)}
-	}
+	problem := func(format string, args ...any) error { return contractBroken(path, format, args...) }
 	results := lb.Results
 	if lb.Meta != nil && lb.Meta.Results != nil {
 		results = lb.Meta.Results

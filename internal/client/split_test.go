@@ -43,7 +43,7 @@ func checkPartition(t *testing.T, sp span, subs []span) {
 }
 
 func TestSplitSpans(t *testing.T) {
-	l := &lister[File]{kind: Files, windowCap: 10000}
+	r := &windowReader[File]{kind: Files}
 	spread := make([]int64, 100)
 	for i := range spread {
 		spread[i] = int64(1000 + 37*i)
@@ -76,7 +76,7 @@ func TestSplitSpans(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			subs, err := l.split("", tc.sp, page[File]{records: sizedFiles(tc.sizes...), total: tc.total}, "file_size", 7000)
+			subs, err := r.split("", tc.sp, page[File]{records: sizedFiles(tc.sizes...), total: tc.total}, "file_size", 7000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,12 +98,12 @@ func TestSplitSpans(t *testing.T) {
 }
 
 func TestSplitSingleValueIsATieError(t *testing.T) {
-	l := &lister[File]{kind: Files, windowCap: 10000}
+	r := &windowReader[File]{kind: Files}
 	same := make([]int64, 100)
 	for i := range same {
 		same[i] = 4096
 	}
-	_, err := l.split("like(file_name,*.png)", span{lo: ptr64(4096), hi: ptr64(4097)}, page[File]{records: sizedFiles(same...), total: 10001}, "file_size", 7000)
+	_, err := r.split("like(file_name,*.png)", span{lo: ptr64(4096), hi: ptr64(4097)}, page[File]{records: sizedFiles(same...), total: 10001}, "file_size", 7000)
 	var ue *UnlistableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("got %v, want an UnlistableError", err)
@@ -116,13 +116,13 @@ func TestSplitSingleValueIsATieError(t *testing.T) {
 }
 
 func TestSplitRejectsUnusableSamples(t *testing.T) {
-	l := &lister[File]{kind: Files, windowCap: 10000}
-	if _, err := l.split("", span{}, page[File]{total: 20000}, "file_size", 7000); err == nil {
+	r := &windowReader[File]{kind: Files}
+	if _, err := r.split("", span{}, page[File]{total: 20000}, "file_size", 7000); err == nil {
 		t.Error("an empty first page with a total of 20,000 was accepted")
 	}
 	noSize := []File{{Common: Common{ID: "a"}}}
 	var pe *ProtocolError
-	if _, err := l.split("", span{}, page[File]{records: noSize, total: 20000}, "file_size", 7000); !errors.As(err, &pe) {
+	if _, err := r.split("", span{}, page[File]{records: noSize, total: 20000}, "file_size", 7000); !errors.As(err, &pe) {
 		t.Errorf("a record without file_size: got %v, want a ProtocolError", err)
 	}
 }

@@ -1,0 +1,136 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The provider-side sort, for orders the service cannot give: list
+// everything, then sort it here.
+
+// computable reports whether the provider can sort by k itself: values it
+// compares exactly, unlike text, whose order is the service's collation.
+func (k sortKey) computable() bool { return k.timestamp || k.number || k.attr == "id" }
+
+// listThenSort lists every matching record in an order the service gives
+// (or in none), then sorts the complete list by key and hands out the
+// first MaxResults. Traversal goroutine.
+func (l *lister[T]) listThenSort(ctx context.Context, key sortKey) error {
+	var all []T
+	emit, limit := l.emit, l.limit
+	l.emit = func(rec T) error { all = append(all, rec); return nil }
+	l.limit = 0 // which records come first is known only at the end
+	defer func() { l.emit, l.limit = emit, limit }()
+	var err error
+	if base, ok := l.keysetOrder(); ok {
+		l.stats.Strategy = StrategyKeysetSortedHere
+		l.key = base
+		err = l.traverseQuery(ctx, base)
+	} else {
+		l.stats.Strategy = StrategyWindowsSortedHere
+		err = l.listQueryUnsorted(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if err := sortRecords(all, key); err != nil {
+		return l.contractError("", "%v", err)
+	}
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	l.stats.Listed = len(all)
+	for _, rec := range all {
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keysetOrder is an order the service gives and keyset-pages on, to list
+// everything by before sorting it here. Traversal goroutine.
+func (l *lister[T]) keysetOrder() (sortKey, bool) {
+	r := l.kind.Resource
+	if l.c.sortUnusable(r.Path) {
+		return sortKey{}, false
+	}
+	for _, attr := range r.ServiceSorts {
+		if r.keysetCapable(attr) {
+			return keyFor(r, attr), true
+		}
+	}
+	return sortKey{}, false
+}
+
+// sortRecords sorts recs by k, stably, with ties (equal values, to the
+// millisecond for timestamps) by id and records without a value last.
+func sortRecords[T Record](recs []T, k sortKey) error {
+	items, err := sortItems(recs, k)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(items, func(a, b sortItem[T]) int {
+		if a.has != b.has {
+			if a.has {
+				return -1
+			}
+			return 1
+		}
+		c := strings.Compare(a.s, b.s)
+		if k.number {
+			c = cmp.Compare(a.n, b.n)
+		}
+		if k.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(a.rec.RecordID(), b.rec.RecordID())
+	})
+	for i := range items {
+		recs[i] = items[i].rec
+	}
+	return nil
+}
+
+// sortItem is a record with its sort value parsed once.
+type sortItem[T Record] struct {
+	rec T
+	has bool   // the record has a value
+	s   string // the value of a timestamp (as keyOf gives it) or text
+	n   int64  // the value of a number
+}
+
+func sortItems[T Record](recs []T, k sortKey) ([]sortItem[T], error) {
+	items := make([]sortItem[T], len(recs))
+	for i, rec := range recs {
+		it := sortItem[T]{rec: rec}
+		if v, ok := rec.SortValue(k.attr); ok && v != "" {
+			it.has = true
+			switch {
+			case k.timestamp:
+				key, err := k.keyOf(rec)
+				if err != nil {
+					return nil, err
+				}
+				it.s = key
+			case k.number:
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("record %s has %s %q, which is not a whole number", rec.RecordID(), k.attr, v)
+				}
+				it.n = n
+			default:
+				it.s = v
+			}
+		}
+		items[i] = it
+	}
+	return items, nil
+}

@@ -1,0 +1,366 @@
+package client
+
+// A window is one slice of a listing that offsets can reach: the query's
+// filter plus, past the first, a bound on the range or sort attribute. Its
+// first page tells its size; the rest of its pages are then requested all
+// at once and fetched in parallel. This file reads windows.
+//
+// Who runs what. One goroutine, the traversal goroutine (the caller of
+// List), decides everything: which window to read next, which records to
+// hand out, when to stop. It alone touches the lister (the listing's
+// progress: stats, ids seen, the limit). Page requests run on the
+// scheduler's workers. A worker may use only the windowReader, whose
+// fields are fixed when the listing starts (or atomic), and the window it
+// works for, whose planning fields are guarded by the window's mutex.
+// Anything a worker needs to know of the listing's progress is computed by
+// the traversal goroutine and passed in (a quota); a worker plans a window
+// only for a listing without a record limit (see prefetch).
+//
+// Workers hand their results back over channels, one per page of a window
+// (written once) and one for the continuation after a full window, which the
+// traversal goroutine reads in order with await. So every lister method runs
+// on the traversal goroutine; windowReader methods say where they run.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// windowReader opens windows, requests their pages and plans them. What it
+// holds is fixed when the listing starts, or atomic, so that the traversal
+// goroutine and the workers share it.
+type windowReader[T Record] struct {
+	c           *Client
+	kind        Kind[T]
+	includeJSON bool
+	pageSize    int
+	windowCap   int // records one window can reach by offset
+	sched       *scheduler
+	pages       atomic.Int64 // page requests, counted by whoever sends them
+	windows     atomic.Int64
+}
+
+// window is one bounded slice of a listing, read by offsets.
+type window[T Record] struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	base   string // filter without the bound
+	key    sortKey
+	bound  filter.Expr // nil for the first window of a traversal
+	expr   string      // the filter sent
+
+	pages []chan pageResult[T] // one per possible page, each written once
+	next  chan continuation[T]
+
+	mu      sync.Mutex
+	planned int  // pages requested; 0 until planned
+	more    bool // the window holds records past the pages requested
+
+	p0 *pageResult[T] // the first page, once awaited (traversal goroutine only)
+}
+
+type pageResult[T Record] struct {
+	page page[T]
+	err  error
+}
+
+func (r pageResult[T]) failure() error { return r.err }
+
+// continuation says how to go on after a full window: with the next window
+// (already requested), or by listing a tie group on its own first.
+type continuation[T Record] struct {
+	next   *window[T]  // already requested; nil when tie is set or not prefetched
+	bound  filter.Expr // where next starts
+	tie    bool
+	tieKey string
+	err    error
+}
+
+// quota is how many more records a traversal wants: all there are, or
+// MaxResults less those listed so far. The traversal goroutine computes
+// it, so that no worker ever reads the listing's progress.
+type quota struct {
+	limited bool
+	// left is, when limited, MaxResults minus the records listed; 0 or
+	// less during a catch-up, which lists past MaxResults.
+	left int
+}
+
+// unlimited is the quota of a listing without MaxResults.
+var unlimited = quota{}
+
+// withBound is base narrowed by bound.
+func withBound(base string, bound filter.Expr) string {
+	if bound == nil {
+		return base
+	}
+	return and(base, bound.String())
+}
+
+// open requests a window's first page; the traversal goroutine, which
+// calls it, plans the rest when it reads the window (see read).
+func (r *windowReader[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
+	return r.start(parent, base, key, bound, nil)
+}
+
+// prefetch opens the window that follows one being read, in a listing
+// without a record limit. The worker that receives its first page plans
+// the rest at once, so that its pages are queued before the traversal
+// goroutine has caught up with it. Either goroutine.
+func (r *windowReader[T]) prefetch(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
+	return r.start(parent, base, key, bound, func(w *window[T], p0 page[T]) { r.plan(w, p0, unlimited) })
+}
+
+// start builds a window and requests its first page, handing the page to
+// onFirst (if set) on the worker before the traversal sees it. Either
+// goroutine.
+func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, onFirst func(*window[T], page[T])) (*window[T], error) {
+	expr := withBound(base, bound)
+	if len(expr) > filter.MaxLength {
+		return nil, fmt.Errorf("the filter with its keyset bound is %d bytes, more than the service's %d: shorten the filter expression", len(expr), filter.MaxLength)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
+		pages: make([]chan pageResult[T], r.windowCap/r.pageSize), next: make(chan continuation[T], 1)}
+	for i := range w.pages {
+		w.pages[i] = make(chan pageResult[T], 1)
+	}
+	r.windows.Add(1)
+	var then func(page[T])
+	if onFirst != nil {
+		then = func(p page[T]) { onFirst(w, p) }
+	}
+	r.sched.submit(urgent, r.pageTask(w, 0, then))
+	return w, nil
+}
+
+// pageTask is the request of w's page i, run by a scheduler worker; then,
+// if set, sees the page before the traversal goroutine does.
+func (r *windowReader[T]) pageTask(w *window[T], i int, then func(page[T])) func() {
+	return func() {
+		if err := w.ctx.Err(); err != nil {
+			w.pages[i] <- pageResult[T]{err: err}
+			return
+		}
+		p, err := r.fetch(w.ctx, w.expr, w.key, i*r.pageSize)
+		if err == nil && then != nil {
+			then(p)
+		}
+		w.pages[i] <- pageResult[T]{page: p, err: err}
+	}
+}
+
+// fetch requests one page, counted in ListStats.Pages. Either goroutine.
+func (r *windowReader[T]) fetch(ctx context.Context, expr string, key sortKey, offset int) (page[T], error) {
+	r.pages.Add(1)
+	return fetchPage(ctx, r.c, r.kind, expr, key.param(), offset, r.pageSize, r.includeJSON)
+}
+
+// plan requests the rest of a window once its first page has told its
+// size, and returns how many pages the window is read in and whether it
+// holds more. It plans once per window: on a worker for prefetched
+// windows, else on the traversal goroutine, which passes its quota.
+func (r *windowReader[T]) plan(w *window[T], p0 page[T], want quota) (pages int, more bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.planned > 0 {
+		return w.planned, w.more
+	}
+	n := r.pagesToRead(w, p0.total, want)
+	w.planned = n
+	w.more = p0.total > n*r.pageSize
+	// The last page decides where the next window starts: ask for it first.
+	var then func(page[T])
+	if w.more {
+		firstKey := ""
+		if len(p0.records) > 0 {
+			firstKey, _ = w.key.keyOf(p0.records[0])
+		}
+		if n == 1 {
+			w.next <- r.continueAfter(w, firstKey, p0, want)
+		}
+		then = func(last page[T]) { w.next <- r.continueAfter(w, firstKey, last, want) }
+	}
+	if n > 1 {
+		r.sched.submit(urgent, r.pageTask(w, n-1, then))
+	}
+	for i := 1; i < n-1; i++ {
+		r.sched.submit(bulk, r.pageTask(w, i, nil))
+	}
+	return w.planned, w.more
+}
+
+// pagesToRead is how many of w's pages, of a window whose first page
+// counted total records, the traversal needs. Either goroutine, under w.mu.
+func (r *windowReader[T]) pagesToRead(w *window[T], total int, want quota) int {
+	covered := min(total, r.windowCap)
+	needed := covered
+	if want.limited {
+		// Only what is still missing, plus a page for the records of the
+		// previous window's last tie group that this one starts by repeating.
+		slack := 0
+		if w.bound != nil {
+			slack = r.pageSize
+		}
+		needed = min(covered, want.left+slack)
+	}
+	return max(1, (needed+r.pageSize-1)/r.pageSize)
+}
+
+// continueAfter works out, from a full window's last page, where the
+// traversal goes on; without a record limit it prefetches the next window
+// right away. Either goroutine.
+func (r *windowReader[T]) continueAfter(w *window[T], firstKey string, last page[T], want quota) continuation[T] {
+	if len(last.records) == 0 || firstKey == "" {
+		// An inconsistent page; the traversal notices and reads the window again.
+		return continuation[T]{err: errWindowChanged}
+	}
+	lastKey, err := w.key.keyOf(last.records[len(last.records)-1])
+	if err != nil {
+		return continuation[T]{err: err}
+	}
+	if lastKey == firstKey {
+		return continuation[T]{tie: true, tieKey: lastKey}
+	}
+	bound := w.key.from(lastKey)
+	if want.limited {
+		// The records may be enough already: let the traversal decide.
+		return continuation[T]{bound: bound}
+	}
+	next, err := r.prefetch(w.ctx, w.base, w.key, bound)
+	return continuation[T]{next: next, bound: bound, err: err}
+}
+
+// firstPage awaits the window's first page, once. Traversal goroutine.
+func (w *window[T]) firstPage(ctx context.Context) (pageResult[T], error) {
+	if w.p0 != nil {
+		return *w.p0, w.p0.err
+	}
+	r, err := await(ctx, w.pages[0])
+	if err != nil && ctx.Err() != nil {
+		return r, err
+	}
+	r.err = err
+	w.p0 = &r
+	return r, err
+}
+
+// read hands a window's records to deliver in order. It reports done when
+// the listing is complete, or the continuation to follow.
+// Traversal goroutine.
+func (l *lister[T]) read(ctx context.Context, w *window[T], deliver func(T) (bool, error)) (bool, continuation[T], error) {
+	var none continuation[T]
+	r0, err := w.firstPage(ctx)
+	if err != nil {
+		return false, none, err
+	}
+	n, more := l.plan(w, r0.page, l.quota())
+	check := newWindowCheck(l.windowReader, w.key, r0.page.total)
+	for i := range n {
+		r := r0
+		if i > 0 {
+			if r, err = await(ctx, w.pages[i]); err != nil {
+				return false, none, err
+			}
+		}
+		if err := check.page(i, r.page); err != nil {
+			return false, none, err
+		}
+		for _, rec := range r.page.records {
+			if err := check.record(rec); err != nil {
+				return false, none, err
+			}
+			done, err := deliver(rec)
+			if err != nil {
+				return false, none, err
+			}
+			if done {
+				w.cancel()
+				return true, none, nil
+			}
+		}
+	}
+	if !more {
+		return true, none, nil
+	}
+	cont, err := await(ctx, w.next)
+	if err == nil {
+		err = cont.err
+	}
+	return false, cont, err
+}
+
+// windowCheck tells whether a window read by offsets held still: every
+// page agrees with the first on the total and holds what its offset
+// promises, and no id comes twice (errWindowChanged otherwise); and the
+// records are in order, where the client can tell (a ProtocolError
+// otherwise). Traversal goroutine.
+type windowCheck[T Record] struct {
+	r        *windowReader[T]
+	key      sortKey
+	total    int // the first page's results.total
+	covered  int // records the window reaches
+	inWindow map[string]struct{}
+	prevKey  string
+}
+
+func newWindowCheck[T Record](r *windowReader[T], key sortKey, total int) *windowCheck[T] {
+	covered := min(total, r.windowCap)
+	return &windowCheck[T]{r: r, key: key, total: total, covered: covered,
+		inWindow: make(map[string]struct{}, min(covered, 1024))}
+}
+
+// page checks page i before its records are read. Traversal goroutine.
+func (c *windowCheck[T]) page(i int, p page[T]) error {
+	if expect := min(c.r.pageSize, c.covered-i*c.r.pageSize); p.total != c.total || len(p.records) != expect {
+		return errWindowChanged
+	}
+	return nil
+}
+
+// record checks the next record before it is handed out.
+// Traversal goroutine.
+func (c *windowCheck[T]) record(rec T) error {
+	id := rec.RecordID()
+	if _, dup := c.inWindow[id]; dup {
+		// Offsets shifted under the listing.
+		return errWindowChanged
+	}
+	c.inWindow[id] = struct{}{}
+	if !c.key.checked() {
+		return nil
+	}
+	k, err := c.key.keyOf(rec)
+	if err != nil {
+		return c.r.contractError("", "%v", err)
+	}
+	if c.prevKey != "" && c.key.before(k, c.prevKey) {
+		return c.r.contractError("?sort="+c.key.param(), "records are out of %s order: %s comes after %s", c.key.param(), k, c.prevKey)
+	}
+	c.prevKey = k
+	return nil
+}
+
+// contractError is a ProtocolError of a list request of the endpoint with
+// query ("?filter=...", "?sort=..." or empty). Either goroutine.
+func (r *windowReader[T]) contractError(query, format string, args ...any) error {
+	return contractBroken(r.kind.Path+query, format, args...)
+}
+
+// offsetLimitErrorFor turns a failed keyset request into an
+// OffsetLimitError: the service refused the only way past its offset limit.
+// Other errors pass unchanged. Traversal goroutine.
+func (l *lister[T]) offsetLimitErrorFor(err error, w *window[T]) error {
+	var apiErr *APIError
+	keyset := w.bound != nil || w.base != l.q.Filter
+	if keyset && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		return &OffsetLimitError{Resource: l.kind.Name, OffsetLimit: OffsetLimit, Total: l.stats.Total, Listed: l.stats.Listed, Err: err}
+	}
+	return err
+}
