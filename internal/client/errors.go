@@ -270,20 +270,6 @@ func (e *UnlistableError) Error() string {
 	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
 }
 
-// SortUnavailableError says the service refused or ignored an order the
-// capability table says it gives, and the provider cannot produce that
-// order itself (the service's collation of text is not the provider's).
-type SortUnavailableError struct {
-	Resource string
-	Sort     string
-	Cause    string // what the service did
-}
-
-func (e *SortUnavailableError) Error() string {
-	return fmt.Sprintf("%s: the service cannot sort by %s (%s), and the provider cannot reproduce the service's order of %s itself",
-		e.Resource, e.Sort, e.Cause, strings.TrimPrefix(e.Sort, "-"))
-}
-
 // errSortUnusable reports, from the first page of a sorted listing, that
 // the service refused the sort= parameter or ignored it.
 type errSortUnusable struct{ cause string }

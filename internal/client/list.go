@@ -81,9 +81,7 @@ const (
 //
 // A service that refuses sort= (a 400 naming it) or ignores it (the first
 // page out of order) makes the engine switch to the provider-sorted path,
-// once per endpoint and Client, before any record is handed out; text
-// orders, whose collation only the service knows, fail instead with a
-// SortUnavailableError.
+// once per endpoint and Client, before any record is handed out.
 //
 // Each page's results.total and record count must match its window's first
 // page; if they do not, records were written during the listing, and the
@@ -93,9 +91,7 @@ const (
 //
 // With sort -updated_at, an update moves a record to the front, behind the
 // position already read; a catch-up pass filtered on updated_at finds such
-// records and hands them to q.Late. An account renamed during a listing
-// sorted by name can likewise move behind the position read; that case is
-// not covered.
+// records and hands them to q.Late.
 func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
 	key, err := parseSort(kind.Resource, q.Sort)
 	if err != nil {
@@ -175,7 +171,7 @@ type lister[T Record] struct {
 // first page, before any record was handed out. Traversal goroutine.
 func (l *lister[T]) run(ctx context.Context, key sortKey) error {
 	r := l.kind.Resource
-	for {
+	for switched := false; ; switched = true {
 		var err error
 		serviceSorts := r.keysetCapable(key.attr) && !l.c.sortUnusable(r.Path)
 		if serviceSorts {
@@ -185,8 +181,6 @@ func (l *lister[T]) run(ctx context.Context, key sortKey) error {
 			if err == nil && key.attr == "updated_at" && key.desc {
 				err = l.catchUp(ctx)
 			}
-		} else if cause, unusable := l.c.sortCause(r.Path); unusable && !key.computable() {
-			return &SortUnavailableError{Resource: r.Name, Sort: key.param(), Cause: cause}
 		} else {
 			err = l.listThenSort(ctx, key)
 		}
@@ -195,7 +189,9 @@ func (l *lister[T]) run(ctx context.Context, key sortKey) error {
 		if errors.As(err, &ignored) {
 			cause, unusable = ignored.cause, true
 		}
-		if !unusable || l.stats.Listed > 0 || l.c.sortUnusable(r.Path) {
+		// Switch once; another listing on the same client may have marked
+		// the endpoint while this one read its first page.
+		if !unusable || l.stats.Listed > 0 || switched {
 			return err
 		}
 		l.c.markSortUnusable(ctx, r.Path, key.param(), cause)
@@ -226,13 +222,6 @@ func sortRefusal(err error) (string, bool) {
 func (c *Client) sortUnusable(path string) bool {
 	_, ok := c.unsortable.Load(path)
 	return ok
-}
-
-// sortCause is what path did to a sort=, if it refused or ignored one.
-func (c *Client) sortCause(path string) (string, bool) {
-	v, ok := c.unsortable.Load(path)
-	cause, _ := v.(string)
-	return cause, ok
 }
 
 // markSortUnusable records that path cannot sort, once, and says so.

@@ -68,13 +68,14 @@ type Resource struct {
 	Singular string // "order"
 	Path     string // "/v2/orders"
 
-	// ServiceSorts are the attributes the service sorts by (without "-").
-	// Empty: the endpoint cannot sort, and lists in its own order.
+	// ServiceSorts are the orders the provider has the service give, by
+	// keyset windows: it sorts by them and filters them by range (without
+	// "-"). Empty: listings come in the service's own order.
 	ServiceSorts []string
 	// ProviderSorts are orders the provider offers although the service
 	// cannot give them: it lists every matching record and sorts them
-	// itself. Only attributes every record carries, compared exactly
-	// (timestamps, numbers, ids bytewise).
+	// itself: timestamps to the millisecond, numbers numerically, text
+	// bytewise (as Terraform's sort() does), ties by id.
 	ProviderSorts []string
 	// DefaultSort is the order of a listing that names none.
 	DefaultSort string
@@ -153,10 +154,14 @@ var (
 	}
 	// Accounts sort by created_at, id, name and updated_at (the service's
 	// own default is -created_at) and range-filter on id and timestamps.
+	// Names filter with eq and like only, so no keyset reaches past the
+	// offset limit in name order: the provider sorts names itself, bytewise
+	// (as Terraform's sort() does), whatever the count.
 	AccountsResource = Resource{
 		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
-		ServiceSorts: []string{"created_at", "updated_at", "id", "name"},
-		DefaultSort:  "created_at",
+		ServiceSorts:  []string{"created_at", "updated_at", "id"},
+		ProviderSorts: []string{"name"},
+		DefaultSort:   "created_at",
 		Filters: merge(
 			attrs(KindString, eqLike, "name", "legal_name", "registration_id"),
 			attrs(KindString, eqLikeIn, "external_ref"),

@@ -12,10 +12,6 @@ import (
 // The provider-side sort, for orders the service cannot give: list
 // everything, then sort it here.
 
-// computable reports whether the provider can sort by k itself: values it
-// compares exactly, unlike text, whose order is the service's collation.
-func (k sortKey) computable() bool { return k.timestamp || k.number || k.attr == "id" }
-
 // listThenSort lists every matching record in an order the service gives
 // (or in none), then sorts the complete list by key and hands out the
 // first MaxResults. Traversal goroutine.

@@ -101,6 +101,12 @@ func (k sortKey) before(a, b string) bool {
 			return a > b
 		}
 		return a < b
+	case k.attr == "id":
+		// Ids are lowercase UUIDs, which every collation orders as bytes.
+		if k.desc {
+			return a > b
+		}
+		return a < b
 	case k.number:
 		x, errA := strconv.ParseInt(a, 10, 64)
 		y, errB := strconv.ParseInt(b, 10, 64)
@@ -115,8 +121,9 @@ func (k sortKey) before(a, b string) bool {
 	return false
 }
 
-// checked reports whether the client can tell records out of this order.
-func (k sortKey) checked() bool { return k.timestamp || k.number }
+// checked reports whether the client can tell records out of this order:
+// not for text such as names, whose order is the service's collation.
+func (k sortKey) checked() bool { return k.timestamp || k.number || k.attr == "id" }
 
 func nextMillisecond(v string) string {
 	t, err := time.Parse(filter.TimestampLayout, v)

@@ -56,27 +56,31 @@ data "commerce_accounts" "all" { sort = "name" }`,
 }
 
 // TestAccAccountsServiceIgnoresSort plays a store that accepts sort= on
-// accounts and ignores it: the provider notices on the first page, lists
-// in the service's order and sorts by created_at itself, and refuses to
-// guess the service's order of names.
+// accounts and ignores it: the provider notices on the first page, lists in
+// the service's order and sorts the result itself. Past the offset limit
+// nothing can reach every account of such a store (accounts have no range
+// attribute to cut by), and a read that asks for an order fails saying so.
 func TestAccAccountsServiceIgnoresSort(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
+	big := emulatortest.Start(t, emulator.Options{Accounts: 10500, IgnoreSort: []string{"accounts"}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
 			Config: providerConfig(t, srv) + `
 data "commerce_accounts" "all" {}
 data "commerce_accounts" "newest" {
-  sort        = "-created_at"
+  sort        = "-updated_at"
   max_results = 3
-}`,
+}
+data "commerce_accounts" "by_name" { sort = "name" }`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.commerce_accounts.all", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "created_at"))),
-				statecheck.ExpectKnownValue("data.commerce_accounts.newest", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "-created_at")[:3])),
+				statecheck.ExpectKnownValue("data.commerce_accounts.newest", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "-updated_at")[:3])),
+				statecheck.ExpectKnownValue("data.commerce_accounts.by_name", tfjsonpath.New("ids"), idsExact(sortedHere(t, srv, "accounts", "", "name"))),
 			},
 		}, {
-			Config:      providerConfig(t, srv) + `data "commerce_accounts" "by_name" { sort = "name" }`,
-			ExpectError: regexp.MustCompile(`(?s)The service does not sort accounts by name.*it\s+ignored\s+sort=.*cannot\s+reproduce`),
+			Config:      providerConfig(t, big) + `data "commerce_accounts" "newest" { sort = "-updated_at" }`,
+			ExpectError: regexp.MustCompile(`(?s)Cannot list every account.*10500\s+records\s+match.*does\s+not\s+sort\s+accounts`),
 		}},
 	})
 }

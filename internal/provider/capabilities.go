@@ -26,7 +26,7 @@ func sortNote(r client.Resource) string {
 		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come in the service's order. ", backticks(r.ServiceSorts))
 	}
 	if len(r.ProviderSorts) > 0 {
-		fmt.Fprintf(&b, "The service cannot sort %s by %s: for those the provider lists every matching record and sorts them itself, "+
+		fmt.Fprintf(&b, "The service cannot list %s by %s past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, "+
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list).", r.Name, backticks(r.ProviderSorts))
 	}
 	return strings.TrimSpace(b.String())
@@ -52,11 +52,12 @@ func howListed(r client.Resource) string {
 			r.Name, backticks(r.ServiceSorts), r.ServiceSorts[0], limit, r.ServiceSorts[0], backticks(r.ProviderSorts), r.ServiceSorts[0],
 			limit, r.ServiceSorts[0], r.RangeAttribute, r.RangeAttribute)
 	default:
-		return fmt.Sprintf("**How it lists.** The service sorts %s by %s and filters the sort attributes by range, so the provider reads keyset windows: "+
+		return fmt.Sprintf("**How it lists.** The service sorts %s by %s and filters them by range, so the provider reads keyset windows: "+
 			"offset pages in parallel up to %s records, then the next window from the last sort value seen; more than %s records with one sort value are listed by `id`. "+
-			"If the service turns out not to sort as documented (it refuses or ignores `sort`), the provider lists up to %s records in the service's order and sorts them itself "+
-			"where it can (timestamps and `id`), or fails saying so (`name`, whose order is the service's collation).",
-			r.Name, backticks(r.ServiceSorts), limit, limit, limit)
+			"The service cannot filter %s by range, so the provider sorts by them itself after listing by `created_at`. "+
+			"If the service turns out not to sort as documented (it refuses or ignores `sort`), the provider lists up to %s records in the service's order and sorts them itself, "+
+			"or fails saying why when more match.",
+			r.Name, backticks(r.ServiceSorts), limit, limit, backticks(r.ProviderSorts), limit)
 	}
 }
 

@@ -58,11 +58,13 @@ func TestSortNote(t *testing.T) {
 		r    client.Resource
 		want string
 	}{
-		{client.AccountsResource, "The service sorts by `created_at`, `updated_at`, `id`, `name` itself; records with equal values come in the service's order."},
-		{client.FilesResource, "The service cannot sort files by `created_at`, `file_size`, `id`: for those the provider lists every matching record and sorts them itself, " +
+		{client.AccountsResource, "The service sorts by `created_at`, `updated_at`, `id` itself; records with equal values come in the service's order. " +
+			"The service cannot list accounts by `name` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
+			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
+		{client.FilesResource, "The service cannot list files by `created_at`, `file_size`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
 		{client.OrdersResource, "The service sorts by `created_at` itself; records with equal values come in the service's order. " +
-			"The service cannot sort orders by `updated_at`, `id`: for those the provider lists every matching record and sorts them itself, " +
+			"The service cannot list orders by `updated_at`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
 	}
 	for _, tc := range cases {
@@ -92,9 +94,10 @@ func TestHowListed(t *testing.T) {
 		}},
 		// Sorted by several, no range attribute.
 		{client.AccountsResource, []string{
-			"The service sorts accounts by `created_at`, `updated_at`, `id`, `name` and filters the sort attributes by range",
+			"The service sorts accounts by `created_at`, `updated_at`, `id` and filters them by range",
 			"more than 10,000 records with one sort value are listed by `id`",
-			"or fails saying so (`name`, whose order is the service's collation)",
+			"The service cannot filter `name` by range, so the provider sorts by them itself after listing by `created_at`.",
+			"or fails saying why when more match",
 		}},
 	}
 	for _, tc := range cases {

@@ -19,7 +19,6 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		authErr   *client.AuthError
 		limitErr  *client.OffsetLimitError
 		unlisted  *client.UnlistableError
-		unsorted  *client.SortUnavailableError
 		rejected  *client.TokenRejectedError
 		apiErr    *client.APIError
 		protoErr  *client.ProtocolError
@@ -34,12 +33,6 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
 			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",
 				what, unlisted.Reason, unlisted.Fix))
-	case errors.As(err, &unsorted):
-		return diag.NewErrorDiagnostic("The service does not sort "+unsorted.Resource+" by "+strings.TrimPrefix(unsorted.Sort, "-"),
-			fmt.Sprintf("Could not %s in the order sort = %q asks for: the service's documentation says it can, but %s. "+
-				"The provider cannot reproduce the service's own order of text, so it does not guess.\n\n"+
-				"Remove sort to list in the default order, or sort by a timestamp or id, which the provider can sort itself.",
-				what, unsorted.Sort, unsorted.Cause))
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return diag.NewErrorDiagnostic("Timed out",
 			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))

@@ -68,11 +68,6 @@ func TestErrorDiagnostic(t *testing.T) {
 		summary: "Cannot list every file",
 		detail:  []string{"Could not list orders completely: 10001 files have file_size = 512. The provider does not return a truncated list.\n\nTo fix it, narrow the filter."},
 	}, {
-		name:    "sort unavailable",
-		err:     &client.SortUnavailableError{Resource: "accounts", Sort: "-name", Cause: "it ignored sort=-name"},
-		summary: "The service does not sort accounts by name",
-		detail:  []string{`in the order sort = "-name" asks for`, "but it ignored sort=-name.", "does not guess", "Remove sort"},
-	}, {
 		name:    "read timeout ran out",
 		ctx:     expired,
 		err:     timeout,
