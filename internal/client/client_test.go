@@ -289,3 +289,13 @@ func TestGetByID(t *testing.T) {
 		t.Errorf("unknown id: error = %v, want 404", err)
 	}
 }
+
+// longTest skips a test that lists tens of thousands of records or waits on
+// real clocks when `go test -short` (make unit) asks for the fast loop;
+// make test and CI run it.
+func longTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long: runs in make test, not in make unit (-short)")
+	}
+}

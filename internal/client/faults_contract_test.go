@@ -228,6 +228,7 @@ func swapCreatedAt(doc map[string]any) {
 }
 
 func TestFaultContractBreaks(t *testing.T) {
+	longTest(t)
 	cases := []contractCase{
 		{
 			name: "missing_meta", orders: 2500, when: always,

@@ -24,6 +24,7 @@ func (m *atomicMin) store(x int) {
 }
 
 func TestFault429StormWithRetryAfter(t *testing.T) {
+	longTest(t)
 	srv := startEmulator(t, emulator.Options{Orders: 12000})
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
 	var low atomicMin

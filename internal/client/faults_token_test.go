@@ -17,6 +17,7 @@ import (
 // ---- token expiring during a long listing ----
 
 func TestFaultTokenExpiresDuringListing(t *testing.T) {
+	longTest(t)
 	// 400 pages of 50 at 40ms each, four at a time: at least 4s, two token
 	// lifetimes at the least.
 	srv := startEmulator(t, emulator.Options{Orders: 20000, TokenLifetime: 2 * time.Second, Latency: 40 * time.Millisecond})

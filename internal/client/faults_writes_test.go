@@ -13,6 +13,7 @@ import (
 )
 
 func TestFaultWritesDuringListingHeavy(t *testing.T) {
+	longTest(t)
 	srv := startEmulator(t, emulator.Options{Orders: 12000, OrderTieGroups: []int{300, 300}})
 	before := map[string]bool{}
 	for _, o := range srv.Orders() {

@@ -88,6 +88,7 @@ func TestListPastOffsetLimit(t *testing.T) {
 }
 
 func TestListSortOrders(t *testing.T) {
+	longTest(t)
 	// 20,000 orders put the default tie group of 350 in the middle, across
 	// the first window boundary.
 	srv := startEmulator(t, emulator.Options{Orders: 20000, OrderTieGroups: []int{350, 350, 350}})
@@ -117,6 +118,7 @@ func TestListTieGroupAcrossPages(t *testing.T) {
 }
 
 func TestListTieGroupLargerThanWindow(t *testing.T) {
+	longTest(t)
 	// 12,000 orders share one created_at: no keyset bound on created_at can
 	// split them, so the engine lists them by id on their own.
 	srv := startEmulator(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})

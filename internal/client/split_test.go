@@ -10,7 +10,6 @@ import (
 func sizedFiles(sizes ...int64) []File {
 	out := make([]File, len(sizes))
 	for i, s := range sizes {
-		s := s
 		out[i] = File{Common: Common{ID: fmt.Sprintf("f%05d", i)}, FileSize: &s}
 	}
 	return out

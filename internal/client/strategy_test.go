@@ -139,6 +139,7 @@ func TestListFilesWritesDuringRangeWindows(t *testing.T) {
 }
 
 func TestListOrdersTieGroupCutByWithTax(t *testing.T) {
+	longTest(t)
 	// Orders cannot be sorted or bounded by id: a created_at tie group
 	// larger than a window is listed in windows of with_tax, then the
 	// traversal goes on after it. The service promises no order within a

@@ -96,12 +96,12 @@ func decodeVendorList[T Record](t *testing.T, body []byte, kind Kind[T], limit i
 }
 
 func equalWithoutJSON[T Record](a, b T) bool {
-	clear := func(v T) T {
+	withoutJSON := func(v T) T {
 		rv := reflect.ValueOf(&v).Elem()
 		rv.FieldByName("Common").FieldByName("JSON").SetString("")
 		return v
 	}
-	return reflect.DeepEqual(clear(a), clear(b))
+	return reflect.DeepEqual(withoutJSON(a), withoutJSON(b))
 }
 
 func TestVendorFilesList(t *testing.T) {
