@@ -9,18 +9,8 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
-
-// startEmulator runs an emulator on 127.0.0.1 for the test.
-func startEmulator(t testing.TB, opts emulator.Options) *emulator.Server {
-	t.Helper()
-	srv, err := emulator.Start(opts)
-	if err != nil {
-		t.Fatalf("starting emulator: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // newClient builds a client for srv with short backoffs; tweak edits the
 // config first.
@@ -55,7 +45,7 @@ func listIDs[T Record](t testing.TB, c *Client, kind Kind[T], q ListQuery) ([]st
 }
 
 func TestOneTokenForManyRequests(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 2500})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 2500})
 	c := newClient(t, srv)
 	for range 3 {
 		if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
@@ -72,7 +62,7 @@ func TestOneTokenForManyRequests(t *testing.T) {
 }
 
 func TestNewTokenAfterExpiry(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 50, TokenLifetime: 2 * time.Second})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 50, TokenLifetime: 2 * time.Second})
 	c := newClient(t, srv)
 	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
@@ -92,7 +82,7 @@ func TestNewTokenAfterExpiry(t *testing.T) {
 }
 
 func TestReauthenticatesOn401(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 50})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 50})
 	c := newClient(t, srv)
 	if err := c.Authenticate(context.Background()); err != nil {
 		t.Fatal(err)
@@ -112,7 +102,7 @@ func TestReauthenticatesOn401(t *testing.T) {
 }
 
 func TestBadCredentials(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	c := newClient(t, srv, func(c *Config) { c.ClientSecret = "wrong-secret-value" })
 	_, _, err := listIDs(t, c, Orders, ListQuery{})
 	var authErr *AuthError
@@ -132,7 +122,7 @@ func TestBadCredentials(t *testing.T) {
 }
 
 func TestTokenEndpointTransientFailureIsRetried(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(func(r *http.Request, seq int64) *emulator.Fault {
 		if r.URL.Path == TokenPath && seq <= 2 {
 			return &emulator.Fault{Status: http.StatusServiceUnavailable}
@@ -149,7 +139,7 @@ func TestTokenEndpointTransientFailureIsRetried(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(emulator.FailFirst(1, emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1"}))
 	c := newClient(t, srv)
 	start := time.Now()
@@ -174,7 +164,7 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 }
 
 func TestServerErrorsRetriedThenReported(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(emulator.FailFirst(2, emulator.Fault{Status: http.StatusBadGateway}))
 	c := newClient(t, srv)
 	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
@@ -194,7 +184,7 @@ func TestServerErrorsRetriedThenReported(t *testing.T) {
 }
 
 func TestNonJSONErrorBody(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(emulator.FailFirst(100, emulator.Fault{Status: http.StatusBadGateway,
 		Body: "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"}))
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
@@ -212,7 +202,7 @@ func TestNonJSONErrorBody(t *testing.T) {
 }
 
 func TestJSONAPIErrorWithStringStatus(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5, StringStatus: true})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5, StringStatus: true})
 	c := newClient(t, srv)
 	_, _, err := listIDs(t, c, Orders, ListQuery{Filter: "eq(nosuchfield,1)"})
 	var apiErr *APIError
@@ -225,7 +215,7 @@ func TestJSONAPIErrorWithStringStatus(t *testing.T) {
 }
 
 func TestRateLimitCeiling(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 1000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 1000})
 	c := newClient(t, srv, func(c *Config) { c.RateLimit = 20; c.PageSize = 100 })
 	start := time.Now()
 	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
@@ -274,7 +264,7 @@ func TestNormalizeServiceURL(t *testing.T) {
 }
 
 func TestGetByID(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 30})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 30})
 	c := newClient(t, srv)
 	want := srv.Accounts()[3]
 	got, err := Get(context.Background(), c, Accounts, want.ID, true)

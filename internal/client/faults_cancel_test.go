@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // settleGoroutines waits until the goroutine count is back to at most
@@ -49,7 +50,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 		}
 	}
 	t.Run("in_emit_after_1950", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 20000, Latency: 5 * time.Millisecond})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 20000, Latency: 5 * time.Millisecond})
 		check(t, srv, func(c *Client, cancelledAt *atomic.Int64) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -72,7 +73,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 	t.Run("requests_in_flight", func(t *testing.T) {
 		// Every answer takes 300ms: the cancellation lands while all
 		// workers wait on the service.
-		srv := startEmulator(t, emulator.Options{Orders: 20000, Latency: 300 * time.Millisecond})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 20000, Latency: 300 * time.Millisecond})
 		check(t, srv, func(c *Client, cancelledAt *atomic.Int64) error {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -91,7 +92,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 	})
 	t.Run("during_retry_after", func(t *testing.T) {
 		// The service asks for a 30s pause: the cancellation must cut it.
-		srv := startEmulator(t, emulator.Options{Orders: 2000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 2000})
 		var n atomic.Int64
 		srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 			if isOrdersList(r) && n.Add(1) > 3 {

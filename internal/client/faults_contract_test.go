@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func offsetOf(r *http.Request) int {
@@ -90,7 +91,7 @@ func runContractCase(t *testing.T, cc contractCase) {
 	if ties == nil {
 		ties = []int{}
 	}
-	srv := startEmulator(t, emulator.Options{Orders: cc.orders, OrderTieGroups: ties})
+	srv := emulatortest.Start(t, emulator.Options{Orders: cc.orders, OrderTieGroups: ties})
 	if cc.prepare != nil {
 		cc.prepare(srv)
 	}

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func TestFaultServerErrorBursts(t *testing.T) {
 	statuses := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 	t.Run("every_4th_rotating", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 12000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		var n atomic.Int64
 		srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 			if !isOrdersList(r) {
@@ -41,7 +42,7 @@ func TestFaultServerErrorBursts(t *testing.T) {
 	t.Run("burst", func(t *testing.T) {
 		// Twenty resource requests in a row fail: every page in flight
 		// fails two or three times over.
-		srv := startEmulator(t, emulator.Options{Orders: 12000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		var n atomic.Int64
 		srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 			if i := n.Add(1); isOrdersList(r) && i > 10 && i <= 30 {
@@ -57,7 +58,7 @@ func TestFaultServerErrorBursts(t *testing.T) {
 	})
 	t.Run("random_seeded", func(t *testing.T) {
 		// 20% of all requests fail, token requests included.
-		srv := startEmulator(t, emulator.Options{Orders: 5000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 		srv.SetFaults(emulator.FailRandomly(0.2, 42, emulator.Fault{Status: http.StatusServiceUnavailable}))
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
 		mustList(t, srv, c, Orders, ListQuery{})
@@ -66,7 +67,7 @@ func TestFaultServerErrorBursts(t *testing.T) {
 		}
 	})
 	t.Run("permanent_503", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Status: http.StatusServiceUnavailable}))
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
 		ids, _, err := listWithin(t, c, Orders, ListQuery{})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // atomicMin keeps the smallest value stored.
@@ -25,7 +26,7 @@ func (m *atomicMin) store(x int) {
 
 func TestFault429StormWithRetryAfter(t *testing.T) {
 	longTest(t)
-	srv := startEmulator(t, emulator.Options{Orders: 12000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))
@@ -65,7 +66,7 @@ func TestFault429StormWithRetryAfter(t *testing.T) {
 }
 
 func TestFault429StormBackoff(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 12000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 12 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // ---- token expiring during a long listing ----
@@ -20,7 +21,7 @@ func TestFaultTokenExpiresDuringListing(t *testing.T) {
 	longTest(t)
 	// 400 pages of 50 at 40ms each, four at a time: at least 4s, two token
 	// lifetimes at the least.
-	srv := startEmulator(t, emulator.Options{Orders: 20000, TokenLifetime: 2 * time.Second, Latency: 40 * time.Millisecond})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 20000, TokenLifetime: 2 * time.Second, Latency: 40 * time.Millisecond})
 	c := newClient(t, srv, func(c *Config) { c.PageSize = 50; c.MaxParallelRequests = 4 })
 	start := time.Now()
 	stats := mustList(t, srv, c, Orders, ListQuery{})
@@ -45,7 +46,7 @@ func TestFaultTokenRevokedDuringListing(t *testing.T) {
 	// The service revokes every token twice during the listing, with
 	// requests in flight: each of them is answered 401 once and sent again
 	// with the one new token.
-	srv := startEmulator(t, emulator.Options{Orders: 12000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 	var n atomic.Int64
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if i := n.Add(1); isOrdersList(r) && (i == 40 || i == 80) {
@@ -75,7 +76,7 @@ func TestFaultTokenEndpoint(t *testing.T) {
 		}
 	}
 	t.Run("transient_503", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Status: http.StatusServiceUnavailable}, 2))
 		c := newClient(t, srv)
 		mustList(t, srv, c, Orders, ListQuery{})
@@ -85,7 +86,7 @@ func TestFaultTokenEndpoint(t *testing.T) {
 	})
 	t.Run("transient_slow", func(t *testing.T) {
 		// A token answer slower than request_timeout is retried too.
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Delay: time.Second}, 1))
 		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
 		mustList(t, srv, c, Orders, ListQuery{})
@@ -94,7 +95,7 @@ func TestFaultTokenEndpoint(t *testing.T) {
 		}
 	})
 	t.Run("permanent_503", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Status: http.StatusServiceUnavailable}, 1<<30))
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
 		_, _, err := listWithin(t, c, Orders, ListQuery{})
@@ -117,7 +118,7 @@ func TestFaultTokenEndpoint(t *testing.T) {
 		}
 	})
 	t.Run("wrong_credentials", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		c := newClient(t, srv, func(c *Config) { c.ClientSecret = "not-the-secret" })
 		_, _, err := listWithin(t, c, Orders, ListQuery{})
 		var authErr *AuthError

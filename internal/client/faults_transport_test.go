@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // ---- connection resets and truncated bodies ----
 
 func TestFaultResetAndTruncate(t *testing.T) {
 	t.Run("truncated_every_5th", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 12000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		srv.SetFaults(emulator.FailEveryNth(5, emulator.Fault{Truncate: true}))
 		c := newClient(t, srv)
 		stats := mustList(t, srv, c, Orders, ListQuery{})
@@ -36,7 +37,7 @@ func TestFaultResetAndTruncate(t *testing.T) {
 		// connection: Go's transport sends it again by itself on a fresh
 		// one after the reset, and that one is reset too, which the client
 		// must retry on its own.
-		srv := startEmulator(t, emulator.Options{Orders: 2500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 2500})
 		srv.SetFaults(emulator.FailFirst(2, emulator.Fault{Reset: true}))
 		c := newClient(t, srv)
 		stats := mustList(t, srv, c, Orders, ListQuery{})
@@ -50,7 +51,7 @@ func TestFaultResetAndTruncate(t *testing.T) {
 		t.Logf("2 resets: %d retried by the client, %d by the transport", clientRetries(c, stats), 2-clientRetries(c, stats))
 	})
 	t.Run("random_mixed", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 12000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		resets := emulator.FailRandomly(0.08, 7, emulator.Fault{Reset: true})
 		truncs := emulator.FailRandomly(0.08, 8, emulator.Fault{Truncate: true})
 		var truncated atomic.Int64
@@ -85,7 +86,7 @@ func TestFaultResetAndTruncate(t *testing.T) {
 func TestFaultMalformedBody(t *testing.T) {
 	garbage := func([]byte) []byte { return []byte(`{"data":[{"id":"x"`) }
 	t.Run("transient", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 12000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		srv.SetFaults(emulator.FailEveryNth(7, emulator.Fault{Mutate: garbage}))
 		c := newClient(t, srv)
 		stats := mustList(t, srv, c, Orders, ListQuery{})
@@ -94,7 +95,7 @@ func TestFaultMalformedBody(t *testing.T) {
 		}
 	})
 	t.Run("permanent", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Mutate: garbage}))
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
 		_, _, err := listWithin(t, c, Orders, ListQuery{})
@@ -122,7 +123,7 @@ func TestFaultMalformedBody(t *testing.T) {
 func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 	const timeout = 250 * time.Millisecond
 	t.Run("some_slow", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 5000})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 		srv.SetFaults(emulator.FailEveryNth(10, emulator.Fault{Delay: 4 * timeout}))
 		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = timeout })
 		stats := mustList(t, srv, c, Orders, ListQuery{})
@@ -131,7 +132,7 @@ func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 		}
 	})
 	t.Run("always_slow", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 500})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Delay: 4 * timeout}))
 		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = timeout; c.MaxRetries = 2 })
 		start := time.Now()

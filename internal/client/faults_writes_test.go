@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func TestFaultWritesDuringListingHeavy(t *testing.T) {
 	longTest(t)
-	srv := startEmulator(t, emulator.Options{Orders: 12000, OrderTieGroups: []int{300, 300}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000, OrderTieGroups: []int{300, 300}})
 	before := map[string]bool{}
 	for _, o := range srv.Orders() {
 		before[o.ID] = true

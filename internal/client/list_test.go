@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -70,7 +71,7 @@ func pageBudget(n, pageSize, windows int) int {
 }
 
 func TestListPastOffsetLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 25000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000})
 	c := newClient(t, srv)
 	stats := expectIDs(t, srv, c, Orders, ListQuery{})
 	if stats.Total != 25000 || stats.Listed != 25000 {
@@ -91,7 +92,7 @@ func TestListSortOrders(t *testing.T) {
 	longTest(t)
 	// 20,000 orders put the default tie group of 350 in the middle, across
 	// the first window boundary.
-	srv := startEmulator(t, emulator.Options{Orders: 20000, OrderTieGroups: []int{350, 350, 350}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 20000, OrderTieGroups: []int{350, 350, 350}})
 	c := newClient(t, srv)
 	for _, sort := range []string{"created_at", "-created_at", "updated_at", "-updated_at", "id", "-id"} {
 		t.Run(sort, func(t *testing.T) {
@@ -101,14 +102,14 @@ func TestListSortOrders(t *testing.T) {
 }
 
 func TestListAccountsByName(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 12000})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 12000})
 	c := newClient(t, srv)
 	expectIDs(t, srv, c, Accounts, ListQuery{Sort: "name"})
 	expectIDs(t, srv, c, Accounts, ListQuery{Sort: "-name"})
 }
 
 func TestListTieGroupAcrossPages(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 1000, OrderTieGroups: []int{333}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 1000, OrderTieGroups: []int{333}})
 	c := newClient(t, srv, func(c *Config) { c.PageSize = 30 })
 	stats := expectIDs(t, srv, c, Orders, ListQuery{})
 	if stats.Listed != 1000 {
@@ -121,7 +122,7 @@ func TestListTieGroupLargerThanWindow(t *testing.T) {
 	longTest(t)
 	// 12,000 orders share one created_at: no keyset bound on created_at can
 	// split them, so the engine lists them by id on their own.
-	srv := startEmulator(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
 	c := newClient(t, srv)
 	for _, sort := range []string{"created_at", "-created_at"} {
 		t.Run(sort, func(t *testing.T) {
@@ -155,7 +156,7 @@ func TestListTieGroupLargerThanWindow(t *testing.T) {
 }
 
 func TestListMaxResults(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 25000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000})
 	c := newClient(t, srv)
 	for _, limit := range []int{1, 150, 10000, 10001, 12345} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
@@ -176,7 +177,7 @@ func TestListMaxResults(t *testing.T) {
 }
 
 func TestListEmpty(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 100})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 100})
 	c := newClient(t, srv)
 	ids, stats, err := listIDs(t, c, Orders, ListQuery{Filter: "eq(status,no-such-status)"})
 	if err != nil {
@@ -188,7 +189,7 @@ func TestListEmpty(t *testing.T) {
 }
 
 func TestListHostileNames(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 100})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 100})
 	c := newClient(t, srv)
 	for _, a := range srv.Accounts()[:25] {
 		expr := filter.Expr{filter.NewTerm(filter.Eq, "name", a.Name)}.String()
@@ -203,19 +204,19 @@ func TestListHostileNames(t *testing.T) {
 }
 
 func TestListFlatForm(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 12000, FlatTimestamps: true})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000, FlatTimestamps: true})
 	c := newClient(t, srv)
 	expectIDs(t, srv, c, Orders, ListQuery{})
 }
 
 func TestListFilteredPastOffsetLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 40000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 40000})
 	c := newClient(t, srv)
 	expectIDs(t, srv, c, Orders, ListQuery{Filter: "eq(status,complete):like(email,*@example.com)", Sort: "-created_at"})
 }
 
 func TestListKeysetRefused(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 12000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if strings.Contains(r.URL.Query().Get("filter"), "created_at") {
 			return &emulator.Fault{Status: http.StatusBadRequest}
@@ -234,7 +235,7 @@ func TestListKeysetRefused(t *testing.T) {
 }
 
 func TestListStopsOnCancel(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 	c := newClient(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	listed := 0

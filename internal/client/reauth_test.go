@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // TestReauthBurstsOf401 lists with tokens that the service revokes after 10
@@ -21,7 +22,7 @@ import (
 // the way. Before generations, 3 runs in 3 failed.
 func TestReauthBurstsOf401(t *testing.T) {
 	const perToken, parallel = 10, 8
-	srv := startEmulator(t, emulator.Options{Accounts: 6000, TokenRequests: perToken})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 6000, TokenRequests: perToken})
 	want, err := srv.ExpectedIDs("accounts", "", "created_at")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func replaceTokenDuring(t *testing.T, srv *emulator.Server, c *Client, times int
 }
 
 func TestReauth401OnOlderTokenIsFree(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	// No retries at all: only a free retry can succeed.
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
 	if err := c.Authenticate(context.Background()); err != nil {
@@ -109,7 +110,7 @@ func TestReauth401OnOlderTokenIsFree(t *testing.T) {
 func TestReauth401OnOlderTokenBounded(t *testing.T) {
 	// Every request finds a newer token fetched while it was on the way:
 	// without a bound the free retries would never end.
-	srv := startEmulator(t, emulator.Options{Orders: 5})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
 	if err := c.Authenticate(context.Background()); err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestReauth401OnOlderTokenBounded(t *testing.T) {
 
 func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 	t.Run("one_request", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 5})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
@@ -142,7 +143,7 @@ func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 		}
 	})
 	t.Run("counts_as_a_retry", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 5})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
@@ -163,7 +164,7 @@ func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 	t.Run("shared_by_concurrent_requests", func(t *testing.T) {
 		// Eight requests in flight on one token, all refused: one new token
 		// serves them all.
-		srv := startEmulator(t, emulator.Options{Orders: 8, Latency: 20 * time.Millisecond})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 8, Latency: 20 * time.Millisecond})
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
@@ -189,7 +190,7 @@ func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 
 func TestReauth401OnEveryToken(t *testing.T) {
 	// The token endpoint issues tokens, the API refuses each on arrival.
-	srv := startEmulator(t, emulator.Options{Orders: 500})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if r.URL.Path != TokenPath {
 			srv.ExpireAllTokens()
@@ -218,7 +219,7 @@ func TestReauth401OnEveryToken(t *testing.T) {
 	})
 	t.Run("list", func(t *testing.T) {
 		// The first page passes, so that the refusals hit pages in flight.
-		srv := startEmulator(t, emulator.Options{Orders: 500, Latency: 5 * time.Millisecond})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 500, Latency: 5 * time.Millisecond})
 		var n atomic.Int64
 		srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 			if r.URL.Path != TokenPath && n.Add(1) > 1 {
@@ -249,7 +250,7 @@ func TestReauth401OnEveryToken(t *testing.T) {
 
 func TestReauthCredentialsRefused(t *testing.T) {
 	t.Run("401_emulator", func(t *testing.T) {
-		srv := startEmulator(t, emulator.Options{Orders: 5})
+		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 		c := newClient(t, srv, func(c *Config) { c.ClientSecret = "not-the-secret" })
 		err := getOrder(c, srv.Orders()[0].ID)
 		var authErr *AuthError

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -25,7 +26,7 @@ func rangeBudget(n, pageSize, windows int) int { return (n+pageSize-1)/pageSize 
 func TestListFilesInRangeWindows(t *testing.T) {
 	for _, n := range []int{50, 3000, 25000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			srv := startEmulator(t, emulator.Options{Files: n})
+			srv := emulatortest.Start(t, emulator.Options{Files: n})
 			c := newClient(t, srv)
 			stats := expectIDs(t, srv, c, Files, ListQuery{})
 			if stats.Total != n || stats.Listed != n || stats.Strategy != StrategyWindowsSortedHere {
@@ -48,7 +49,7 @@ func TestListFilesInRangeWindows(t *testing.T) {
 }
 
 func TestListFilesSortedByTheProvider(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Files: 12000, FileSizeTieGroups: []int{40}})
+	srv := emulatortest.Start(t, emulator.Options{Files: 12000, FileSizeTieGroups: []int{40}})
 	c := newClient(t, srv)
 	for _, q := range []ListQuery{
 		{Sort: "-created_at"},
@@ -67,7 +68,7 @@ func TestListFilesSortedByTheProvider(t *testing.T) {
 }
 
 func TestListFilesTieGroupOverTheLimit(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Files: 10500, FileSizeTieGroups: []int{10001}})
+	srv := emulatortest.Start(t, emulator.Options{Files: 10500, FileSizeTieGroups: []int{10001}})
 	c := newClient(t, srv)
 	_, stats, err := listIDs(t, c, Files, ListQuery{})
 	var ue *UnlistableError
@@ -90,7 +91,7 @@ func TestListFilesTieGroupOverTheLimit(t *testing.T) {
 // listing of 25,000 runs in range windows: every file that existed before
 // and after is listed, once, and no file that never existed.
 func TestListFilesWritesDuringRangeWindows(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Files: 25000})
+	srv := emulatortest.Start(t, emulator.Options{Files: 25000})
 	before := map[string]bool{}
 	victims := srv.Files()
 	for _, f := range victims {
@@ -144,7 +145,7 @@ func TestListOrdersTieGroupCutByWithTax(t *testing.T) {
 	// larger than a window is listed in windows of with_tax, then the
 	// traversal goes on after it. The service promises no order within a
 	// tie group, so the check compares created_at position by position.
-	srv := startEmulator(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
 	c := newClient(t, srv)
 	for _, sort := range []string{"created_at", "-created_at"} {
 		t.Run(sort, func(t *testing.T) {
@@ -174,7 +175,7 @@ func TestListOrdersTieGroupCutByWithTax(t *testing.T) {
 // and ids, which it can check), switches once, and lists in the service's
 // order, sorting the result itself.
 func TestListServiceIgnoresSort(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
 	logs := &recordingLogger{}
 	c := newClient(t, srv, func(cfg *Config) { cfg.Logger = logs })
 	stats := expectSortedHere(t, srv, c, Accounts, ListQuery{})
@@ -200,7 +201,7 @@ func TestListServiceIgnoresSortPastTheLimit(t *testing.T) {
 	// Accounts have no range attribute to cut by: past the offset limit a
 	// store that ignores sort cannot be listed completely, whatever the
 	// order asked for, and the engine must say so rather than stop short.
-	srv := startEmulator(t, emulator.Options{Accounts: 10500, IgnoreSort: []string{"accounts"}})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 10500, IgnoreSort: []string{"accounts"}})
 	// (-created_at is the store's own order, so ignoring it changes nothing.)
 	for _, sort := range []string{"", "created_at", "id", "-id", "name", "-updated_at"} {
 		t.Run(sort, func(t *testing.T) {
@@ -216,7 +217,7 @@ func TestListServiceIgnoresSortPastTheLimit(t *testing.T) {
 // TestListServiceRefusesSort plays a store that answers 400 to sort= on
 // accounts, as the real service does on files.
 func TestListServiceRefusesSort(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Accounts: 500})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 500})
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if r.URL.Path == AccountsResource.Path && r.URL.Query().Has("sort") {
 			return &emulator.Fault{Status: http.StatusBadRequest,
@@ -241,7 +242,7 @@ func TestListServiceRefusesSort(t *testing.T) {
 }
 
 func TestListConsistencyBuffer(t *testing.T) {
-	srv := startEmulator(t, emulator.Options{Orders: 3000, Files: 3000})
+	srv := emulatortest.Start(t, emulator.Options{Orders: 3000, Files: 3000})
 	c := newClient(t, srv)
 	for _, tc := range []struct {
 		name  string
