@@ -121,7 +121,8 @@ func TestListTieGroupAcrossPages(t *testing.T) {
 func TestListTieGroupLargerThanWindow(t *testing.T) {
 	longTest(t)
 	// 12,000 orders share one created_at: no keyset bound on created_at can
-	// split them, so the engine lists them by id on their own.
+	// split them, and orders cannot be sorted or bounded by id, so the
+	// engine lists them in windows of with_tax, then goes on after them.
 	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
 	c := newClient(t, srv)
 	for _, sort := range []string{"created_at", "-created_at"} {

@@ -139,37 +139,6 @@ func TestListFilesWritesDuringRangeWindows(t *testing.T) {
 	t.Logf("%d listed in %d pages and %d windows, %d requests in all", len(got), stats.Pages, stats.Windows, n.Load())
 }
 
-func TestListOrdersTieGroupCutByWithTax(t *testing.T) {
-	longTest(t)
-	// Orders cannot be sorted or bounded by id: a created_at tie group
-	// larger than a window is listed in windows of with_tax, then the
-	// traversal goes on after it. The service promises no order within a
-	// tie group, so the check compares created_at position by position.
-	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
-	c := newClient(t, srv)
-	for _, sort := range []string{"created_at", "-created_at"} {
-		t.Run(sort, func(t *testing.T) {
-			got, stats, err := listIDs(t, c, Orders, ListQuery{Sort: sort})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stats.Listed != 25000 {
-				t.Fatalf("listed %d", stats.Listed)
-			}
-			want := wantIDs(t, srv, OrdersResource, "", sort)
-			created := map[string]time.Time{}
-			for _, o := range srv.Orders() {
-				created[o.ID] = o.CreatedAt
-			}
-			for i := range want {
-				if !created[got[i]].Equal(created[want[i]]) {
-					t.Fatalf("position %d has an order created %v, want %v", i, created[got[i]], created[want[i]])
-				}
-			}
-		})
-	}
-}
-
 // TestListServiceIgnoresSort plays a store that accepts sort= on accounts
 // and ignores it: the engine sees the first page out of order (timestamps
 // and ids, which it can check), switches once, and lists in the service's

@@ -349,13 +349,9 @@ type Order struct {
 	ProductSKU string // SKU-0042
 	WithTax    int64  // meta.display_price.with_tax.amount, in minor units
 	WithoutTax int64  // meta.display_price.without_tax.amount, in minor units
-	// Amount is WithTax.
-	//
-	// Deprecated: the service calls it with_tax; use WithTax.
-	Amount    int64
-	Currency  string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Currency   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 func orderAt(t *table, row int32) Order {
@@ -368,7 +364,7 @@ func orderAt(t *table, row int32) Order {
 		ContactName: s[ordContactName][row], ContactEmail: s[ordContactEmail][row],
 		ShippingPostcode: s[ordShipPostcode][row], BillingPostcode: s[ordBillPostcode][row],
 		ItemID: s[ordItemID][row], ProductID: s[ordProductID][row], ProductSKU: s[ordProductSKU][row],
-		WithTax: t.num[ordWithTax][row], WithoutTax: t.num[ordWithoutTax][row], Amount: t.num[ordWithTax][row],
+		WithTax: t.num[ordWithTax][row], WithoutTax: t.num[ordWithoutTax][row],
 		Currency:  s[ordCurrency][row],
 		CreatedAt: msTime(t.num[ordCreated][row]), UpdatedAt: msTime(t.num[ordUpdated][row]),
 	}
