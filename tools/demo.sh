@@ -17,8 +17,20 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-echo "== building the provider and the emulator"
-go build -o "$work/bin/terraform-provider-commerce" .
+echo "== installing the provider as the README's \"Use a local build\" says"
+# The README's block, run as it stands, with HOME and GOBIN pointing into the
+# temp dir so that nothing outside it changes (Go keeps its real caches).
+snippet="$(awk '/make demo\) runs this block/{found=1; next} found && /^```sh/{inblock=1; next} inblock && /^```/{exit} inblock' README.md)"
+[ -n "$snippet" ] || { echo "README.md has no local-build block for the demo to run"; exit 1; }
+GOPATH="$(go env GOPATH)" GOMODCACHE="$(go env GOMODCACHE)" GOCACHE="$(go env GOCACHE)"
+export GOPATH GOMODCACHE GOCACHE
+mkdir -p "$work/home" "$work/bin"
+(
+  export HOME="$work/home" GOBIN="$work/bin"
+  eval "$snippet"
+  [ "$TF_CLI_CONFIG_FILE" = "$work/home/.commerce-dev.tfrc" ] && grep -q "\"$work/bin\"" "$TF_CLI_CONFIG_FILE"
+) || { echo "the README's local-build block did not install the provider and write its CLI configuration"; exit 1; }
+[ -x "$work/bin/terraform-provider-commerce" ] || { echo "make install left no provider binary in GOBIN"; exit 1; }
 go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
 
 echo "== starting the emulator on 127.0.0.1"
@@ -29,15 +41,7 @@ for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.05; done
 base_url="$(cat "$work/url")"
 echo "   $base_url"
 
-cat >"$work/terraformrc" <<RC
-provider_installation {
-  dev_overrides {
-    "commerce-tf/commerce" = "$work/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/terraformrc"
+export TF_CLI_CONFIG_FILE="$work/home/.commerce-dev.tfrc"
 export TF_IN_AUTOMATION=1 TF_INPUT=0
 export COMMERCE_BASE_URL="$base_url"
 export COMMERCE_CLIENT_ID=emulator-client-id

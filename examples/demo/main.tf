@@ -1,10 +1,13 @@
 # A tour of the commerce provider against the local emulator's default data.
+# `make demo` runs it end to end. By hand, with a local build installed as
+# the README's "Use a local build" says (make install, a CLI configuration
+# with dev_overrides in TF_CLI_CONFIG_FILE):
 #
 #   go run ./cmd/commerce-emulator -addr 127.0.0.1:8080 &
 #   export COMMERCE_BASE_URL=http://127.0.0.1:8080
 #   export COMMERCE_CLIENT_ID=emulator-client-id
 #   export COMMERCE_CLIENT_SECRET=emulator-client-secret
-#   terraform init && terraform apply
+#   terraform apply        # no terraform init: dev_overrides supplies the provider
 #
 # Try `terraform plan -var='expected_accounts=["Acme, Inc.","No Such Ltd"]'`
 # to see the postcondition in (c) stop the plan.
