@@ -39,6 +39,15 @@ type tokenManager struct {
 	gen     int       // generation of the newest token fetched, = tokens fetched
 	expiry  time.Time // zero: the service gave no lifetime
 	refresh time.Time // when to fetch a new one
+
+	// failures counts fetches that ended for good without a token (retries
+	// spent, or an answer no retry helps), and lastFailure is the newest.
+	// A request that waited for such a fetch gets its error instead of
+	// starting another round of retries: with an unreachable auth_url, the
+	// read that waited for Configure's background fetch would otherwise
+	// double the wait, and eight waiting workers multiply it.
+	failures    int
+	lastFailure error
 }
 
 func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy) *tokenManager {
@@ -75,15 +84,20 @@ func (m *tokenManager) Token(ctx context.Context) (string, int, error) {
 	if tok, gen := m.current(time.Now()); tok != "" {
 		return tok, gen, nil
 	}
+	failedBefore := m.failureCount()
 	select {
 	case m.fetching <- struct{}{}:
 	case <-ctx.Done():
 		return "", 0, ctx.Err()
 	}
 	defer func() { <-m.fetching }()
-	// Another request may have fetched one while this one waited.
+	// Another request may have fetched one while this one waited, or failed
+	// to for good.
 	if tok, gen := m.current(time.Now()); tok != "" {
 		return tok, gen, nil
+	}
+	if err := m.failureSince(failedBefore); err != nil {
+		return "", 0, err
 	}
 	return m.fetch(ctx)
 }
@@ -113,7 +127,7 @@ func (m *tokenManager) Fetches() int { return m.Newest() }
 
 func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
-	var lastErr error
+	began := time.Now()
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		tok, err := m.cfg.Token(ctx)
@@ -125,7 +139,7 @@ func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 			})
 			return tok.AccessToken, gen, nil
 		}
-		lastErr = m.describe(err, attempt)
+		lastErr := m.describe(err, attempt)
 		status := statusOf(err)
 		wait, retry := m.policy.shouldRetry(ctx, attempt, status, retryAfterOf(err), err)
 		m.log.Debug(ctx, "access token request failed", map[string]any{
@@ -135,13 +149,46 @@ func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 			// OAuth 2 answers invalid_client with either; no retry helps.
 			lastErr = fmt.Errorf("%w: %w", ErrCredentialsRefused, lastErr)
 		}
-		if !retry {
-			return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
+		if retry && noAnswer(lastErr) {
+			m.log.Warn(ctx, "access token request got no answer; retrying", map[string]any{
+				"method": http.MethodPost, "token_url": m.cfg.TokenURL, "attempt": attempt,
+				"cause": causeOf(lastErr).Error(), "wait_ms": wait.Milliseconds(),
+			})
 		}
-		if err := sleep(ctx, wait); err != nil {
-			return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Err: lastErr}
+		if !retry || sleep(ctx, wait) != nil {
+			authErr := &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: lastErr}
+			if ctx.Err() == nil {
+				// Not cut short by this caller's context: an outcome worth
+				// sharing with the requests that waited for it.
+				m.recordFailure(authErr)
+			}
+			return "", 0, authErr
 		}
 	}
+}
+
+func (m *tokenManager) failureCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.failures
+}
+
+// failureSince returns the newest failed fetch's error if one ended after
+// failureCount returned since.
+func (m *tokenManager) failureSince(since int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failures != since {
+		return m.lastFailure
+	}
+	return nil
+}
+
+func (m *tokenManager) recordFailure(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failures++
+	m.lastFailure = err
 }
 
 func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) int {

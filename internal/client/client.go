@@ -124,24 +124,6 @@ func (u userAgent) CloseIdleConnections() {
 	}
 }
 
-// TransportError is a request that never got an answer the client could use:
-// connection failures, timeouts, truncated or undecodable bodies.
-type TransportError struct {
-	Method, Path string
-	Attempts     int
-	Err          error
-}
-
-func (e *TransportError) Error() string {
-	msg := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
-	if e.Attempts > 1 {
-		msg += fmt.Sprintf(" (gave up after %d attempts)", e.Attempts)
-	}
-	return msg
-}
-
-func (e *TransportError) Unwrap() error { return e.Err }
-
 // errMalformed marks a 2xx body the caller could not decode; the request is
 // retried like a transport failure, since a cut or garbled body is usually
 // the network's doing.
@@ -174,9 +156,14 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 		target += "?" + query.Encode()
 		shown += "?" + query.Encode()
 	}
+	began := time.Now()
+	counts := countsOf(ctx)
 	free := 0    // free retries since the last counted attempt
 	refused := 0 // 401s in a row on the newest token
 	for attempt := 1; ; attempt++ {
+		if attempt > 1 || free > 0 {
+			counts.retried()
+		}
 		status, retryAfter, gen, err := c.attempt(ctx, target, shown, attempt, decode)
 		if err == nil {
 			return nil
@@ -206,7 +193,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 					apiErr.Attempts = attempt
 					return &TokenRejectedError{Tokens: refused, Err: apiErr}
 				}
-				return finalError(ctx, err, attempt)
+				return finalError(ctx, err, attempt, time.Since(began))
 			}
 			c.cfg.Logger.Debug(ctx, "access token refused; retrying with a new one", map[string]any{
 				"method": http.MethodGet, "path": shown, "attempt": attempt, "generation": gen, "reason": err.Error(),
@@ -214,35 +201,35 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 			continue
 		}
 		free, refused = 0, 0
-		wait, retry := c.policy.shouldRetry(ctx, attempt, status, retryAfter, err)
-		if !retry {
-			return finalError(ctx, err, attempt)
-		}
-		if status == http.StatusTooManyRequests && retryAfter != "" {
-			c.pauseFor(wait)
-		}
-		c.cfg.Logger.Debug(ctx, "retrying request", map[string]any{
-			"method": http.MethodGet, "path": shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": err.Error(),
-		})
-		if sleep(ctx, wait) != nil {
-			return finalError(ctx, err, attempt)
+		if err := c.waitToRetry(ctx, shown, attempt, status, retryAfter, err); err != nil {
+			return finalError(ctx, err, attempt, time.Since(began))
 		}
 	}
 }
 
-func finalError(ctx context.Context, err error, attempts int) error {
-	var apiErr *APIError
+// waitToRetry waits before the next attempt of a request that failed with
+// err, or returns err when it may not be retried. A failure without a usable
+// answer is logged at WARN, the service's own answers (429, 5xx) at DEBUG.
+func (c *Client) waitToRetry(ctx context.Context, shown string, attempt, status int, retryAfter string, err error) error {
+	wait, retry := c.policy.shouldRetry(ctx, attempt, status, retryAfter, err)
+	if !retry {
+		return err
+	}
+	if status == http.StatusTooManyRequests && retryAfter != "" {
+		c.pauseFor(wait)
+	}
 	var tErr *TransportError
-	switch {
-	case errors.As(err, &apiErr):
-		apiErr.Attempts = attempts
-	case errors.As(err, &tErr):
-		tErr.Attempts = attempts
+	if errors.As(err, &tErr) {
+		c.warnRetry(ctx, shown, attempt, wait, err)
+	} else {
+		c.cfg.Logger.Debug(ctx, "retrying request", map[string]any{
+			"method": http.MethodGet, "path": shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": err.Error(),
+		})
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("%w (last error: %v)", ctxErr, err)
+	if sleep(ctx, wait) != nil {
+		return err
 	}
-	return err
+	return nil
 }
 
 // attempt sends one request. It returns the HTTP status (0 without an
@@ -285,13 +272,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	req.Header.Set("Accept", "application/json")
 
 	start := time.Now()
-	c.requests.Add(1)
-	resp, err := c.http.Do(req)
-	var body []byte
-	if err == nil {
-		body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
-		resp.Body.Close()
-	}
+	resp, body, err := c.send(ctx, req)
 	release(err == nil && resp.StatusCode == http.StatusTooManyRequests)
 	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}
 	if err != nil {
@@ -300,12 +281,30 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		}
 		fields["error"] = err.Error()
 		c.cfg.Logger.Debug(ctx, "request failed", fields)
-		return 0, "", gen, &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: err}
+		return 0, "", gen, &TransportError{Method: http.MethodGet, Path: shown, URL: target, Attempts: attempt, Err: err}
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
 	status, retryAfter, err = outcome(resp, body, shown, attempt, decode)
 	return status, retryAfter, gen, err
+}
+
+// send puts req on the wire and reads the answer, counting the request for
+// the Client and for the listing ctx belongs to, if any.
+func (c *Client) send(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	c.requests.Add(1)
+	counts := countsOf(ctx)
+	counts.sent()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+		counts.throttled429()
+	}
+	return resp, body, err
 }
 
 // outcome is what attempt reports of an answer: a 2xx body handed to decode

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -214,11 +215,31 @@ func newAPIError(resp *http.Response, body []byte, method, path string) *APIErro
 // *APIError for an answer from the service, or a transport error).
 type AuthError struct {
 	TokenURL string
+	Attempts int           // token requests sent before giving up
+	Elapsed  time.Duration // from the first token request until the client gave up
 	Err      error
 }
 
 func (e *AuthError) Error() string {
+	if e.Unreachable() {
+		msg := fmt.Sprintf("could not obtain an access token: could not reach %s (%v)", e.TokenURL, causeOf(e.Err))
+		if e.Attempts > 0 {
+			msg += " " + attemptsOver(e.Attempts, e.Elapsed)
+		}
+		return msg
+	}
 	return fmt.Sprintf("could not obtain an access token from %s: %v", e.TokenURL, e.Err)
+}
+
+// Unreachable reports whether the token request never got an answer
+// (connection refused, DNS, TLS, timeout): auth_url, or the network path to
+// it, is at fault, not the credentials.
+func (e *AuthError) Unreachable() bool { return noAnswer(e.Err) }
+
+// CredentialsRefused reports whether the token endpoint refused the client
+// credentials: it answered 400 or 401.
+func (e *AuthError) CredentialsRefused() bool {
+	return errors.Is(e.Err, ErrCredentialsRefused) || IsStatus(e.Err, http.StatusBadRequest) || IsStatus(e.Err, http.StatusUnauthorized)
 }
 
 func (e *AuthError) Unwrap() error { return e.Err }

@@ -107,7 +107,7 @@ func TestFaultMalformedBody(t *testing.T) {
 		if tErr.Attempts != 3 {
 			t.Errorf("attempts = %d, want 3", tErr.Attempts)
 		}
-		for _, part := range []string{"GET /v2/orders?", "malformed response body", "unexpected end of JSON input", "(gave up after 3 attempts)"} {
+		for _, part := range []string{"GET /v2/orders?", "malformed response body", "unexpected end of JSON input", "(gave up after 3 attempts over "} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("error %q does not say %q", err, part)
 			}
@@ -141,7 +141,10 @@ func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 		if !errors.As(err, &tErr) || tErr.Attempts != 3 {
 			t.Fatalf("error = %v, want *TransportError after 3 attempts", err)
 		}
-		for _, part := range []string{"GET /v2/orders?", "no complete answer within request_timeout (250ms)", "(gave up after 3 attempts)"} {
+		if tErr.Elapsed < 3*timeout {
+			t.Errorf("elapsed = %v, want at least the three attempts' %v", tErr.Elapsed, 3*timeout)
+		}
+		for _, part := range []string{"could not reach " + srv.URL() + "/v2/orders?", "(no complete answer within request_timeout (250ms)) after 3 attempts over "} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("error %q does not say %q", err, part)
 			}

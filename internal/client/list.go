@@ -40,6 +40,12 @@ type ListStats struct {
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
 	Windows int // offset windows traversed (see List)
+	// Requests counts the resource requests this listing sent, retries
+	// included; Retries those it sent again after a failed attempt (429,
+	// 5xx, 401, no usable answer); Throttled the 429 Too Many Requests
+	// answers it got. Counted per listing, also when listings share the
+	// Client.
+	Requests, Retries, Throttled int
 	// Strategy says how the listing reached every record (Strategy*).
 	Strategy string
 }
@@ -114,6 +120,8 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 			createdBefore = cut
 		}
 	}
+	began := time.Now()
+	ctx, counts := withRequestCounts(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	reader := &windowReader[T]{
@@ -139,10 +147,18 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		nextProgress:  ProgressInterval,
 	}
 	err = l.run(ctx, key)
+	return l.finish(ctx, counts, time.Since(began)), err
+}
+
+// finish completes the listing's stats and warns if the service throttled
+// it. Traversal goroutine.
+func (l *lister[T]) finish(ctx context.Context, counts *requestCounts, elapsed time.Duration) ListStats {
 	l.stats.Total -= l.droppedNew
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
-	return l.stats, err
+	counts.fill(&l.stats)
+	l.c.warnThrottled(ctx, l.kind.Name, l.stats, elapsed)
+	return l.stats
 }
 
 // lister is the state of one listing. It belongs to the traversal goroutine

@@ -287,20 +287,37 @@ func expectSortedHere[T Record](t *testing.T, srv *emulator.Server, c *Client, k
 	return stats
 }
 
+// recordingLogger keeps every line logged, with its fields.
 type recordingLogger struct {
-	mu    sync.Mutex
-	lines []string
+	mu     sync.Mutex
+	lines  []string
+	fields []map[string]any // fields[i] belongs to lines[i]
 }
 
-func (l *recordingLogger) add(level, msg string) {
+func (l *recordingLogger) add(level, msg string, fields map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, level+": "+msg)
+	l.fields = append(l.fields, fields)
 }
 
-func (l *recordingLogger) Debug(_ context.Context, msg string, _ map[string]any) { l.add("DEBUG", msg) }
-func (l *recordingLogger) Info(_ context.Context, msg string, _ map[string]any)  { l.add("INFO", msg) }
-func (l *recordingLogger) Warn(_ context.Context, msg string, _ map[string]any)  { l.add("WARN", msg) }
+func (l *recordingLogger) Debug(_ context.Context, m string, f map[string]any) { l.add("DEBUG", m, f) }
+func (l *recordingLogger) Info(_ context.Context, m string, f map[string]any)  { l.add("INFO", m, f) }
+func (l *recordingLogger) Warn(_ context.Context, m string, f map[string]any)  { l.add("WARN", m, f) }
+
+// find returns the fields of the lines that start with prefix (level
+// included, e.g. "WARN: request").
+func (l *recordingLogger) find(prefix string) []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for i, line := range l.lines {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, l.fields[i])
+		}
+	}
+	return out
+}
 
 func (l *recordingLogger) count(part string) int {
 	l.mu.Lock()

@@ -25,7 +25,12 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		transport *client.TransportError
 	)
 	switch {
-	case errors.As(err, &authErr):
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
+		return diag.NewErrorDiagnostic("Timed out",
+			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))
+	case errors.Is(err, context.Canceled):
+		return diag.NewErrorDiagnostic("Cancelled", fmt.Sprintf("Stopped before it could %s: %v", what, err))
+	case errors.As(err, &authErr) && !authErr.Unreachable():
 		return authDiagnostic(authErr)
 	case errors.As(err, &limitErr):
 		return offsetLimitDiagnostic(limitErr)
@@ -33,11 +38,9 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
 			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",
 				what, unlisted.Reason, unlisted.Fix))
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
-		return diag.NewErrorDiagnostic("Timed out",
-			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))
-	case errors.Is(err, context.Canceled):
-		return diag.NewErrorDiagnostic("Cancelled", fmt.Sprintf("Stopped before it could %s: %v", what, err))
+	case errors.As(err, &authErr): // the token endpoint never answered
+		return unreachableDiagnostic(what, err, "auth_url (or the "+EnvAuthURL+" environment variable; it defaults to base_url, "+EnvBaseURL+
+			"): the access token is requested from "+authErr.TokenURL)
 	case errors.As(err, &rejected):
 		return diag.NewErrorDiagnostic(fmt.Sprintf("Could not %s: the service refuses the access tokens", what),
 			serviceWords(rejected.Err)+fmt.Sprintf("\n\nThe token endpoint accepts client_id and client_secret, but the API answered 401 Unauthorized to every access token the request was sent with (%d in a row, each the newest issued). "+
@@ -48,18 +51,33 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return diag.NewErrorDiagnostic("Unexpected response from the service",
 			fmt.Sprintf("Could not %s, because the provider cannot vouch for a complete and correct result: %v", what, err))
 	case errors.As(err, &transport):
-		return diag.NewErrorDiagnostic("Could not reach the service",
-			fmt.Sprintf("Could not %s: %v\n\nCheck base_url and the network path to the service; raise request_timeout or max_retries if the service is slow.", what, err))
+		return unreachableDiagnostic(what, err, "base_url (or the "+EnvBaseURL+" environment variable): the records are requested below it")
 	default:
 		return diag.NewErrorDiagnostic("Could not "+what, err.Error())
 	}
 }
 
+// unreachableDiagnostic reports a request that got no usable answer, and
+// points at the address setting to check (check), not at the credentials.
+func unreachableDiagnostic(what string, err error, check string) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Could not reach the service",
+		fmt.Sprintf("Could not %s: %v\n\nCheck %s. Is the service running at that address, and is the network path to it open (proxy, firewall, DNS, TLS)? "+
+			"If the service is only slow to answer, raise request_timeout or max_retries.", what, err, check))
+}
+
+// authDiagnostic reports a token endpoint that answered but issued no
+// token. Only a refusal of the credentials (400, 401) points at them.
 func authDiagnostic(err *client.AuthError) diag.Diagnostic {
-	detail := "The service did not issue an access token.\n\n" + serviceWords(err.Err) +
-		"\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
-		" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
-		err.TokenURL + "."
+	detail := "The service did not issue an access token.\n\n" + serviceWords(err.Err)
+	if err.CredentialsRefused() {
+		detail += "\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
+			" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
+			err.TokenURL + "."
+	} else {
+		detail += "\n\nCheck that auth_url (or the " + EnvAuthURL + " environment variable; it defaults to base_url, " + EnvBaseURL +
+			") points at the service's authorization address: the token is requested from " + err.TokenURL +
+			". If the service is failing or busy, try again later, or raise max_retries."
+	}
 	return diag.NewErrorDiagnostic("Authentication failed", detail)
 }
 

@@ -1,16 +1,26 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // badFilter is the service's answer to a filter it cannot parse.
@@ -28,6 +38,11 @@ func TestErrorDiagnostic(t *testing.T) {
 	expired, cancel := context.WithDeadline(live, time.Now().Add(-time.Second))
 	defer cancel()
 	timeout := &client.TransportError{Method: "GET", Path: "/v2/orders", Attempts: 1, Err: context.DeadlineExceeded}
+	// What the client gives up with when nothing listens at the address.
+	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/oauth/access_token", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}
+	unreachableAuth := &client.AuthError{TokenURL: "http://127.0.0.1:1/oauth/access_token", Attempts: 6, Elapsed: 11700 * time.Millisecond, Err: refused}
+	unreachableBase := &client.TransportError{Method: "GET", Path: "/v2/orders?page%5Blimit%5D=100", URL: "http://127.0.0.1:1/v2/orders?page%5Blimit%5D=100",
+		Attempts: 6, Elapsed: 11700 * time.Millisecond, Err: &url.Error{Op: "Get", URL: "http://127.0.0.1:1/v2/orders?page%5Blimit%5D=100", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}}
 
 	cases := []struct {
 		name    string
@@ -44,12 +59,51 @@ func TestErrorDiagnostic(t *testing.T) {
 		detail: []string{"The service did not issue an access token.", "Request: POST /oauth/access_token", "Status:  401 Unauthorized",
 			"Detail:  invalid client secret", "client_id and client_secret", "COMMERCE_CLIENT_ID and COMMERCE_CLIENT_SECRET", "COMMERCE_AUTH_URL",
 			"the token is requested from https://auth.example/oauth/access_token."},
+		not: []string{"try again later"},
+	}, {
+		name: "token endpoint refusal as the client wraps it",
+		err: &client.AuthError{TokenURL: "https://auth.example/oauth/access_token", Attempts: 1,
+			Err: fmt.Errorf("%w: %w", client.ErrCredentialsRefused, &client.APIError{StatusCode: 400, Method: "POST", Path: "/oauth/access_token"})},
+		summary: "Authentication failed",
+		detail:  []string{"Status:  400 Bad Request", "Check client_id and client_secret"},
+	}, {
+		name: "token endpoint fails without refusing the credentials",
+		err: &client.AuthError{TokenURL: "https://auth.example/oauth/access_token", Attempts: 6,
+			Err: &client.APIError{StatusCode: 503, Method: "POST", Path: "/oauth/access_token", Attempts: 6}},
+		summary: "Authentication failed",
+		detail:  []string{"Status:  503 Service Unavailable", "Attempts: 6", "Check that auth_url (or the COMMERCE_AUTH_URL environment variable; it defaults to base_url, COMMERCE_BASE_URL)"},
+		not:     []string{"client_secret", "client_id"},
 	}, {
 		name:    "token endpoint unreachable",
-		err:     &client.AuthError{TokenURL: "https://auth.example/oauth/access_token", Err: errors.New("dial tcp: connection refused")},
-		summary: "Authentication failed",
-		detail:  []string{"The service did not issue an access token.\n\ndial tcp: connection refused\n\n"},
-		not:     []string{"Status:"},
+		err:     unreachableAuth,
+		summary: "Could not reach the service",
+		detail: []string{"Could not list orders: could not obtain an access token: could not reach http://127.0.0.1:1/oauth/access_token " +
+			"(dial tcp 127.0.0.1:1: connect: connection refused) after 6 attempts over 11.7 s",
+			"Check auth_url (or the COMMERCE_AUTH_URL environment variable; it defaults to base_url, COMMERCE_BASE_URL): the access token is requested from http://127.0.0.1:1/oauth/access_token.",
+			"Is the service running at that address"},
+		not: []string{"client_secret", "client_id", "Authentication failed", "Status:"},
+	}, {
+		name:    "token endpoint unreachable, wrapped",
+		err:     fmt.Errorf("page 1: %w", unreachableAuth),
+		summary: "Could not reach the service",
+		detail:  []string{"Check auth_url"},
+		not:     []string{"client_secret"},
+	}, {
+		name:    "token request cancelled",
+		err:     &client.AuthError{TokenURL: "http://127.0.0.1:1/oauth/access_token", Attempts: 1, Err: &url.Error{Op: "Post", URL: "http://127.0.0.1:1/oauth/access_token", Err: context.Canceled}},
+		summary: "Cancelled",
+	}, {
+		name:    "token request ran out of read time",
+		ctx:     expired,
+		err:     &client.AuthError{TokenURL: "http://127.0.0.1:1/oauth/access_token", Attempts: 1, Err: &url.Error{Op: "Post", URL: "http://127.0.0.1:1/oauth/access_token", Err: context.DeadlineExceeded}},
+		summary: "Timed out",
+	}, {
+		name:    "base_url unreachable",
+		err:     unreachableBase,
+		summary: "Could not reach the service",
+		detail: []string{"Could not list orders: could not reach http://127.0.0.1:1/v2/orders?page%5Blimit%5D=100 (dial tcp 127.0.0.1:1: connect: connection refused) after 6 attempts over 11.7 s",
+			"Check base_url (or the COMMERCE_BASE_URL environment variable)", "raise request_timeout or max_retries"},
+		not: []string{"client_secret", "auth_url", "Get \""},
 	}, {
 		name:    "API refuses every fresh token",
 		err:     &client.TokenRejectedError{Tokens: 3, Err: withStatus(401, "Unauthorized")},
@@ -79,7 +133,7 @@ func TestErrorDiagnostic(t *testing.T) {
 		name:    "request attempt timed out",
 		err:     timeout,
 		summary: "Could not reach the service",
-		detail:  []string{"Could not list orders: GET /v2/orders: context deadline exceeded", "raise request_timeout or max_retries"},
+		detail:  []string{"Could not list orders: could not reach /v2/orders (context deadline exceeded) after 1 attempt over 0.0 s", "raise request_timeout or max_retries"},
 		not:     []string{"timeouts.read"},
 	}, {
 		name:    "cancelled",
@@ -124,7 +178,8 @@ func TestErrorDiagnostic(t *testing.T) {
 		name:    "transport",
 		err:     &client.TransportError{Method: "GET", Path: "/v2/orders", Attempts: 4, Err: errors.New("connection reset by peer")},
 		summary: "Could not reach the service",
-		detail:  []string{"Could not list orders: GET /v2/orders: connection reset by peer (gave up after 4 attempts)", "Check base_url"},
+		detail:  []string{"Could not list orders: could not reach /v2/orders (connection reset by peer) after 4 attempts over 0.0 s", "Check base_url"},
+		not:     []string{"client_secret"},
 	}, {
 		name:    "anything else",
 		err:     errors.New("boom"),
@@ -164,5 +219,142 @@ func TestServiceWordsSkipsEmptyParts(t *testing.T) {
 	want := "Request: GET /v2/files/x\nStatus:  404 Not Found\nDetail:  No file found\nTitle:   Not Found"
 	if got := serviceWords(err); got != want {
 		t.Errorf("serviceWords =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// syncBuffer is a log sink the provider's background token fetch may write
+// to while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// readWith configures the provider in process with the given provider
+// attributes, reads commerce_accounts, and returns the read's diagnostics
+// and the provider's log (JSON lines, as tflogtest writes them).
+func readWith(t *testing.T, provider map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, string) {
+	t.Helper()
+	clearEnv(t)
+	var logs syncBuffer
+	ctx := tflogtest.RootLogger(t.Context(), &logs)
+	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := dynamicValue(t, nullObject(schemas.Provider.ValueType(), provider))
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range configured.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	ds := dynamicValue(t, nullObject(schemas.DataSourceSchemas["commerce_accounts"].ValueType(), nil))
+	resp, err := server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "commerce_accounts", Config: ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Diagnostics, logs.String()
+}
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// TestDiagnosticsWhatANewUserMeets reads through the provider with an
+// address nothing listens on, and with a wrong secret: the diagnostic
+// points at the setting at fault, and retries show up at WARN.
+func TestDiagnosticsWhatANewUserMeets(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3})
+	addr := closedAddr(t)
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	creds := func(secret string, more map[string]tftypes.Value) map[string]tftypes.Value {
+		more["client_id"], more["client_secret"] = str(emulator.DefaultClientID), str(secret)
+		more["max_retries"] = tftypes.NewValue(tftypes.Number, 1)
+		return more
+	}
+	cases := []struct {
+		name              string
+		provider          map[string]tftypes.Value
+		summary           string
+		detail, not, logs []string
+	}{{
+		name:     "unreachable base_url, auth_url defaulting to it",
+		provider: creds(emulator.DefaultClientSecret, map[string]tftypes.Value{"base_url": str("http://" + addr)}),
+		summary:  "Could not reach the service",
+		detail: []string{"could not reach http://" + addr + "/oauth/access_token (dial tcp " + addr + ": connect: connection refused) after 2 attempts over ",
+			"Check auth_url (or the COMMERCE_AUTH_URL environment variable; it defaults to base_url, COMMERCE_BASE_URL)"},
+		not:  []string{"client_secret", "client_id", emulator.DefaultClientSecret},
+		logs: []string{`"@level":"warn","@message":"access token request got no answer; retrying"`},
+	}, {
+		name:     "unreachable base_url",
+		provider: creds(emulator.DefaultClientSecret, map[string]tftypes.Value{"base_url": str("http://" + addr), "auth_url": str(srv.URL())}),
+		summary:  "Could not reach the service",
+		detail: []string{"could not reach http://" + addr + "/v2/accounts?", "(dial tcp " + addr + ": connect: connection refused) after 2 attempts over ",
+			"Check base_url (or the COMMERCE_BASE_URL environment variable)"},
+		not: []string{"client_secret", "client_id", "auth_url"},
+		logs: []string{`"@level":"warn","@message":"request got no usable answer; retrying"`,
+			`"@message":"listing finished"`, `"retries":1`, `"requests":2`},
+	}, {
+		name:     "wrong secret",
+		provider: creds("not-the-secret", map[string]tftypes.Value{"base_url": str(srv.URL())}),
+		summary:  "Authentication failed",
+		detail:   []string{"Status:  401 Unauthorized", "Check client_id and client_secret"},
+		not:      []string{"Could not reach", "not-the-secret"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			diags, logs := readWith(t, tc.provider)
+			if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError {
+				t.Fatalf("diagnostics %v, want one error", diags)
+			}
+			d := diags[0]
+			if d.Summary != tc.summary {
+				t.Errorf("summary %q, want %q (detail: %s)", d.Summary, tc.summary, d.Detail)
+			}
+			for _, want := range tc.detail {
+				if !strings.Contains(d.Detail, want) {
+					t.Errorf("detail lacks %q:\n%s", want, d.Detail)
+				}
+			}
+			for _, unwanted := range tc.not {
+				if strings.Contains(d.Detail, unwanted) {
+					t.Errorf("detail holds %q:\n%s", unwanted, d.Detail)
+				}
+			}
+			for _, want := range tc.logs {
+				if !strings.Contains(logs, want) {
+					t.Errorf("log lacks %s:\n%s", want, logs)
+				}
+			}
+		})
 	}
 }
