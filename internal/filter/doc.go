@@ -86,7 +86,7 @@
 // carrying the byte offset of the problem and a message that says how to fix
 // it, for example:
 //
-//	at character 21 near "complete):gte(created_at,2026-": unknown operator "gte"; use one of eq, like, in, gt, ge, lt, le
+//	at character 21 near "complete):gte(created_at,2026-": unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le
 //
 // Error positions in messages are counted in characters from 1; Pos is the
 // 0-based byte offset.

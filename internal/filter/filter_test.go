@@ -193,9 +193,9 @@ func TestParseErrors(t *testing.T) {
 		{"missing operator", "(a,b)", 0, "missing operator before '('"},
 
 		// Operators.
-		{"unknown operator", "gte(created_at,2026-01-01T00:00:00.000Z)", 0, `unknown operator "gte"; use one of eq, like, in, gt, ge, lt, le`},
-		{"unknown operator second term", "eq(status,complete):gte(created_at,x)", 20, `unknown operator "gte"`},
-		{"upper-case operator", "EQ(a,b)", 0, `unknown operator "EQ" (operator names are lower-case); use one of eq, like`},
+		{"unknown operator", "gte(created_at,2026-01-01T00:00:00.000Z)", 0, `unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le`},
+		{"unknown operator second term", "eq(status,complete):gte(created_at,x)", 20, `unknown operator "gte" (did you mean "ge"?)`},
+		{"upper-case operator", "EQ(a,b)", 0, `unknown operator "EQ" (operator names are lower-case; did you mean "eq"?); use one of eq, like`},
 		{"mixed-case operator", "Like(a,b)", 0, "lower-case"},
 		{"not a term", "status=complete", 0, `unknown operator "status=complete"; use one of eq, like, in, gt, ge, lt, le; a term has the form`},
 		{"operator with symbol", "not-eq(a,b)", 0, `unknown operator "not-eq"`},
@@ -292,7 +292,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestSyntaxErrorFormat(t *testing.T) {
 	_, err := Parse("eq(status,complete):gte(created_at,2026-01-01T00:00:00.000Z)")
-	want := `at character 21 near "complete):gte(created_at,2026-": unknown operator "gte"; use one of eq, like, in, gt, ge, lt, le`
+	want := `at character 21 near "complete):gte(created_at,2026-": unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le`
 	if err == nil || err.Error() != want {
 		t.Errorf("Error() = %q,\nwant     %q", err, want)
 	}

@@ -229,11 +229,7 @@ func (p *parser) op() (Op, error) {
 	}
 	op := Op(name)
 	if !op.Valid() {
-		msg := "unknown operator " + quoteShort(name)
-		if Op(strings.ToLower(name)).Valid() {
-			msg += " (operator names are lower-case)"
-		}
-		msg += "; use one of " + opList
+		msg := "unknown operator " + quoteShort(name) + OpHint(name) + "; use one of " + opList
 		if end == len(p.s) || p.s[end] != '(' {
 			msg += "; " + termForm
 		}

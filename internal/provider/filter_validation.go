@@ -34,53 +34,87 @@ func checkFilterText(p path.Path, text string, r client.Resource, example string
 		return diags
 	}
 	for _, t := range expr {
-		diags.Append(checkTerm(p, t, text[t.Start:t.End], r, example)...)
+		diags.Append(checkTerm(filterPaths(p), t, text[t.Start:t.End], r, example)...)
 	}
 	return diags
 }
 
-// checkTerm checks one term's attribute and values. src is the term as the
-// user wrote it, for quoting in messages.
-func checkTerm(p path.Path, t filter.Term, src string, r client.Resource, example string) diag.Diagnostics {
+// termPaths are the attribute paths a term's diagnostics go to, one per
+// part of the term, so that each mistake is reported once, where it is.
+type termPaths struct {
+	attribute, op path.Path
+	value         func(i int) path.Path // of the term's i-th value
+}
+
+// filterPaths puts every part of a term in a filter expression at p.
+func filterPaths(p path.Path) termPaths {
+	return termPaths{attribute: p, op: p, value: func(int) path.Path { return p }}
+}
+
+// wherePaths puts each part of the term of where element p at the
+// attribute that sets it.
+func wherePaths(p path.Path, op filter.Op) termPaths {
+	value := func(int) path.Path { return p.AtName("value") }
+	if op == filter.In {
+		value = func(i int) path.Path { return p.AtName("values").AtListIndex(i) }
+	}
+	return termPaths{attribute: p.AtName("attribute"), op: p.AtName("op"), value: value}
+}
+
+// checkTerm checks one term's attribute, operator and values. src is the
+// term as the user wrote it, for quoting in messages.
+func checkTerm(ps termPaths, t filter.Term, src string, r client.Resource, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	fa, known := r.Filters[t.Attribute]
 	if !known {
-		diags.AddAttributeWarning(p, "Unknown filter attribute",
-			fmt.Sprintf("%s: %q filters on %q, which the provider does not know for %s (it knows %s). The service may still accept it; if it does not, the read fails with the service's answer.",
-				p, src, t.Attribute, r.Name, strings.Join(r.FilterAttributeNames(), ", ")))
+		diags.AddAttributeError(ps.attribute, "Unknown filter attribute",
+			fmt.Sprintf("%s: %q: %s cannot be filtered on %q%s The service filters %s on: %s.\n\nExample: %s",
+				ps.attribute, src, r.Name, t.Attribute, didYouMean(filter.Closest(t.Attribute, r.FilterAttributeNames())),
+				r.Name, strings.Join(r.FilterAttributeNames(), ", "), example))
 		return diags
 	}
 	if !fa.Allows(t.Op) {
-		diags.AddAttributeError(p, "Operator not supported on this attribute",
+		diags.AddAttributeError(ps.op, "Operator not supported on this attribute",
 			fmt.Sprintf("%s: %q: the service filters %s %s with %s only, not with %s.\n\nExample: %s",
-				p, src, r.Name, t.Attribute, fa.OpNames(), t.Op, example))
+				ps.op, src, r.Name, t.Attribute, fa.OpNames(), t.Op, example))
 		return diags
 	}
-	bad := func(format string, args ...any) {
-		diags.AddAttributeError(p, "Invalid filter value",
-			fmt.Sprintf("%s: %q: %s\n\nExample: %s", p, src, fmt.Sprintf(format, args...), example))
-	}
-	switch fa.Kind {
-	case client.KindTimestamp:
-		for _, v := range t.Values {
-			if !filter.IsTimestamp(v) {
-				bad("%q is not a timestamp in the form the service takes: ISO 8601 in UTC with milliseconds and Z, e.g. %s.", v, exampleTimestamp)
-			}
-		}
-	case client.KindNumber:
-		for _, v := range t.Values {
-			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				bad("%s is a number, and %q is not one.", t.Attribute, v)
-			}
-		}
-	case client.KindBool:
-		for _, v := range t.Values {
-			if v != "true" && v != "false" {
-				bad("%s is true or false, not %q.", t.Attribute, v)
-			}
+	for i, v := range t.Values {
+		if msg := badValue(fa.Kind, t.Attribute, v); msg != "" {
+			diags.AddAttributeError(ps.value(i), "Invalid filter value",
+				fmt.Sprintf("%s: %q: %s\n\nExample: %s", ps.value(i), src, msg, example))
 		}
 	}
 	return diags
+}
+
+// badValue says why v is not a value of an attribute of kind k, or is ""
+// when it is one.
+func badValue(k client.FieldKind, attribute, v string) string {
+	switch k {
+	case client.KindTimestamp:
+		if !filter.IsTimestamp(v) {
+			return fmt.Sprintf("%q is not a timestamp in the form the service takes: ISO 8601 in UTC with milliseconds and Z, e.g. %s.", v, exampleTimestamp)
+		}
+	case client.KindNumber:
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Sprintf("%s is a number, and %q is not one.", attribute, v)
+		}
+	case client.KindBool:
+		if v != "true" && v != "false" {
+			return fmt.Sprintf("%s is true or false, not %q.", attribute, v)
+		}
+	}
+	return ""
+}
+
+// didYouMean ends a sentence with the hint that suggests name, or just
+// ends it when there is no suggestion.
+func didYouMean[S ~string](name S) string {
+	if name == "" {
+		return "."
+	}
+	return fmt.Sprintf("; did you mean %q?", name)
 }
 
 func opNames() string {
@@ -108,8 +142,11 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	}
 	op := filter.Op(w.Op.ValueString())
 	if !op.Valid() {
+		// The schema has no OneOf validator for op, so that this is the one
+		// diagnostic of a bad operator.
 		diags.AddAttributeError(p.AtName("op"), "Invalid where operator",
-			fmt.Sprintf("%s is %q; use one of %s.", p.AtName("op"), w.Op.ValueString(), opNames()))
+			fmt.Sprintf("%s is %q, which is not an operator%s Use one of %s.",
+				p.AtName("op"), w.Op.ValueString(), didYouMean(filter.SuggestOp(w.Op.ValueString())), opNames()))
 		return term, true, diags
 	}
 	var values []string

@@ -67,48 +67,57 @@ func where(attribute, op string, value types.String, values types.List) whereMod
 
 var noValues = types.ListNull(types.StringType)
 
+// whereTermCases are TestWhereTerm's: a where element, the term it makes
+// (its text, "" when none is built), whether it is known, and its errors.
+var whereTermCases = []struct {
+	name  string
+	w     whereModel
+	term  string // the term's text when it is built
+	known bool
+	diags []wantDiag
+}{
+	{"eq", where("status", "eq", types.StringValue("complete"), noValues), "eq(status,complete)", true, nil},
+	{"like keeps the star a wildcard", where("email", "like", types.StringValue("*@example.org"), noValues), `like(email,"*@example.org")`, true, nil},
+	{"timestamps stay unquoted", where("created_at", "ge", types.StringValue("2026-01-01T00:00:00.000Z"), noValues), "ge(created_at,2026-01-01T00:00:00.000Z)", true, nil},
+	{"in", where("external_ref", "in", types.StringNull(), strList(types.StringValue("a"), types.StringValue("b c"))), `in(external_ref,a,"b c")`, true, nil},
+	{"hostile value quoted", where("name", "eq", types.StringValue(`All,the:(hard)'bits"\*`), noValues), `eq(name,"All,the:(hard)'bits\"\\*")`, true, nil},
+	{"empty value quoted", where("name", "eq", types.StringValue(""), noValues), `eq(name,"")`, true, nil},
+	{"unknown attribute", whereModel{Attribute: types.StringUnknown(), Op: types.StringValue("eq"), Value: types.StringValue("x"), Values: noValues}, "", false, nil},
+	{"unknown op", whereModel{Attribute: types.StringValue("a"), Op: types.StringUnknown(), Value: types.StringValue("x"), Values: noValues}, "", false, nil},
+	{"unknown value", where("status", "eq", types.StringUnknown(), noValues), "", false, nil},
+	{"unknown values", where("id", "in", types.StringNull(), types.ListUnknown(types.StringType)), "", false, nil},
+	{"unknown element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringUnknown())), "", false, nil},
+	{"invalid op, nothing close", where("status", "contains", types.StringValue("x"), noValues), "", true, []wantDiag{
+		errorAt("where[1].op", "Invalid where operator", `where[1].op is "contains", which is not an operator. Use one of eq, like, in, gt, ge, lt, le.`)}},
+	{"invalid op, did you mean", where("created_at", "gte", types.StringValue(exampleTimestamp), noValues), "", true, []wantDiag{
+		errorAt("where[1].op", "Invalid where operator", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`)}},
+	{"lte means le", where("created_at", "lte", types.StringValue(exampleTimestamp), noValues), "", true, []wantDiag{
+		errorAt("where[1].op", "Invalid where operator", `; did you mean "le"?`)}},
+	{"neq is not eq", where("status", "neq", types.StringValue("x"), noValues), "", true, []wantDiag{
+		errorAt("where[1].op", "Invalid where operator", `where[1].op is "neq", which is not an operator. Use one of`)}},
+	{"operators are case-sensitive", where("status", "EQ", types.StringValue("x"), noValues), "", true, []wantDiag{
+		errorAt("where[1].op", "Invalid where operator", `"EQ", which is not an operator; did you mean "eq"?`)}},
+	{"null element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringNull())), "", true, []wantDiag{
+		errorAt("where[1].values[1]", "Null where value", "where[1].values[1] is null")}},
+	{"in with value", where("mime_type", "in", types.StringValue("image/png"), noValues), "", true, []wantDiag{
+		errorAt("where[1].value", "Use values with in", `where[1]: the in operator takes a list: write values = ["a", "b"]`)}},
+	{"in with empty values", where("id", "in", types.StringNull(), strList()), "", true, []wantDiag{
+		errorAt("where[1].values", "Missing where values", "needs at least one element in values")}},
+	{"in with neither", where("id", "in", types.StringNull(), noValues), "", true, []wantDiag{
+		errorAt("where[1].values", "Missing where values", "where[1]: the in operator")}},
+	{"eq with values", where("status", "eq", types.StringNull(), strList(types.StringValue("a"))), "", true, []wantDiag{
+		errorAt("where[1].values", "Use value with eq", "the eq operator takes one value", "values is only for in")}},
+	{"lt with neither", where("created_at", "lt", types.StringNull(), noValues), "", true, []wantDiag{
+		errorAt("where[1].value", "Missing where value", `where[1]: the lt operator needs value = "..."`)}},
+	{"attribute with a space", where("file name", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
+		errorAt("where[1].attribute", "Invalid where attribute", `where[1].attribute is "file name"`, "starts with a letter or _")}},
+	{"attribute with a parenthesis", where("a)", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
+		errorAt("where[1].attribute", "Invalid where attribute", `"a)"`)}},
+}
+
 func TestWhereTerm(t *testing.T) {
 	p := path.Root("where").AtListIndex(1)
-	cases := []struct {
-		name  string
-		w     whereModel
-		term  string // the term's text when it is built
-		known bool
-		diags []wantDiag
-	}{
-		{"eq", where("status", "eq", types.StringValue("complete"), noValues), "eq(status,complete)", true, nil},
-		{"like keeps the star a wildcard", where("email", "like", types.StringValue("*@example.org"), noValues), `like(email,"*@example.org")`, true, nil},
-		{"timestamps stay unquoted", where("created_at", "ge", types.StringValue("2026-01-01T00:00:00.000Z"), noValues), "ge(created_at,2026-01-01T00:00:00.000Z)", true, nil},
-		{"in", where("external_ref", "in", types.StringNull(), strList(types.StringValue("a"), types.StringValue("b c"))), `in(external_ref,a,"b c")`, true, nil},
-		{"hostile value quoted", where("name", "eq", types.StringValue(`All,the:(hard)'bits"\*`), noValues), `eq(name,"All,the:(hard)'bits\"\\*")`, true, nil},
-		{"empty value quoted", where("name", "eq", types.StringValue(""), noValues), `eq(name,"")`, true, nil},
-		{"unknown attribute", whereModel{Attribute: types.StringUnknown(), Op: types.StringValue("eq"), Value: types.StringValue("x"), Values: noValues}, "", false, nil},
-		{"unknown op", whereModel{Attribute: types.StringValue("a"), Op: types.StringUnknown(), Value: types.StringValue("x"), Values: noValues}, "", false, nil},
-		{"unknown value", where("status", "eq", types.StringUnknown(), noValues), "", false, nil},
-		{"unknown values", where("id", "in", types.StringNull(), types.ListUnknown(types.StringType)), "", false, nil},
-		{"unknown element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringUnknown())), "", false, nil},
-		{"invalid op", where("status", "contains", types.StringValue("x"), noValues), "", true, []wantDiag{
-			errorAt("where[1].op", "Invalid where operator", `where[1].op is "contains"`, "eq, like, in, gt, ge, lt, le")}},
-		{"operators are case-sensitive", where("status", "EQ", types.StringValue("x"), noValues), "", true, []wantDiag{
-			errorAt("where[1].op", "Invalid where operator", `"EQ"`)}},
-		{"null element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringNull())), "", true, []wantDiag{
-			errorAt("where[1].values[1]", "Null where value", "where[1].values[1] is null")}},
-		{"in with value", where("mime_type", "in", types.StringValue("image/png"), noValues), "", true, []wantDiag{
-			errorAt("where[1].value", "Use values with in", `where[1]: the in operator takes a list: write values = ["a", "b"]`)}},
-		{"in with empty values", where("id", "in", types.StringNull(), strList()), "", true, []wantDiag{
-			errorAt("where[1].values", "Missing where values", "needs at least one element in values")}},
-		{"in with neither", where("id", "in", types.StringNull(), noValues), "", true, []wantDiag{
-			errorAt("where[1].values", "Missing where values", "where[1]: the in operator")}},
-		{"eq with values", where("status", "eq", types.StringNull(), strList(types.StringValue("a"))), "", true, []wantDiag{
-			errorAt("where[1].values", "Use value with eq", "the eq operator takes one value", "values is only for in")}},
-		{"lt with neither", where("created_at", "lt", types.StringNull(), noValues), "", true, []wantDiag{
-			errorAt("where[1].value", "Missing where value", `where[1]: the lt operator needs value = "..."`)}},
-		{"attribute with a space", where("file name", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
-			errorAt("where[1].attribute", "Invalid where attribute", `where[1].attribute is "file name"`, "starts with a letter or _")}},
-		{"attribute with a parenthesis", where("a)", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
-			errorAt("where[1].attribute", "Invalid where attribute", `"a)"`)}},
-	}
-	for _, tc := range cases {
+	for _, tc := range whereTermCases {
 		t.Run(tc.name, func(t *testing.T) {
 			term, known, diags := whereTerm(p, tc.w)
 			if known != tc.known {
@@ -163,10 +172,10 @@ func TestCheckFilterText(t *testing.T) {
 		{"syntax error", things, "eq(label,a", []wantDiag{
 			errorAt("filter", "Invalid filter expression", "filter: ", "(at character", "op(attribute,value)", "eq, like, in, gt, ge, lt, le", "Example: eq(label,x)")}},
 		{"unknown operator", things, "gte(weight,1)", []wantDiag{
-			errorAt("filter", "Invalid filter expression", `unknown operator "gte"`, `near "gte(weight,1)"`)}},
+			errorAt("filter", "Invalid filter expression", `unknown operator "gte" (did you mean "ge"?); use one of`, `near "gte(weight,1)"`)}},
+		{"unknown operator, nothing close", things, "contains(label,x)", []wantDiag{
+			errorAt("filter", "Invalid filter expression", `unknown operator "contains"; use one of eq, like, in, gt, ge, lt, le`)}},
 		{"empty", things, "", []wantDiag{errorAt("filter", "Invalid filter expression")}},
-		{"unknown attribute warns only", things, "eq(colour,red)", []wantDiag{
-			warningAt("filter", "Unknown filter attribute", `filter: "eq(colour,red)" filters on "colour"`, "for things (it knows active, label, seen_at, weight)", "The service may still accept it")}},
 		{"operator not offered", things, "like(weight,1*)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", `filter: "like(weight,1*)": the service filters things weight with gt, in only, not with like`, "Example: eq(label,x)")}},
 		{"not a timestamp", things, "ge(seen_at,2026-01-01)", []wantDiag{
@@ -179,7 +188,7 @@ func TestCheckFilterText(t *testing.T) {
 		{"not a boolean", things, "eq(active,yes)", []wantDiag{
 			errorAt("filter", "Invalid filter value", `active is true or false, not "yes".`)}},
 		{"every term checked, quoted as written", things, `eq(colour,red):eq(active,"TRUE")`, []wantDiag{
-			warningAt("filter", "Unknown filter attribute", `"eq(colour,red)"`),
+			errorAt("filter", "Unknown filter attribute", `"eq(colour,red)"`),
 			errorAt("filter", "Invalid filter value", `"eq(active,\"TRUE\")": active is true or false`)}},
 		{"strings take any text", things, `eq(label,"2026-01-01"):like(label,"no*number")`, nil},
 		// The real table, where the service's own documentation is the test.
@@ -205,6 +214,33 @@ func TestCheckFilterText(t *testing.T) {
 	}
 }
 
+// TestCheckUnknownAttribute: an attribute the table does not know is an
+// error that names the ones it knows and suggests the closest, if any is.
+func TestCheckUnknownAttribute(t *testing.T) {
+	cases := []struct {
+		name  string
+		r     client.Resource
+		text  string
+		diags []wantDiag
+	}{
+		{"unknown attribute, nothing close", things, "eq(colour,red)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `filter: "eq(colour,red)": things cannot be filtered on "colour". The service filters things on: active, label, seen_at, weight.`, "Example: eq(label,x)")}},
+		{"unknown attribute, did you mean", things, "eq(lable,x)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `filter: "eq(lable,x)": things cannot be filtered on "lable"; did you mean "label"? The service filters things on: active, label, seen_at, weight.`)}},
+		{"orders: did you mean status", client.OrdersResource, "eq(stauts,complete)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `filter: "eq(stauts,complete)": orders cannot be filtered on "stauts"; did you mean "status"? The service filters orders on: account_id, `)}},
+		{"orders: case only", client.OrdersResource, "eq(Status,complete)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `cannot be filtered on "Status"; did you mean "status"?`)}},
+		{"files: nothing close to size", client.FilesResource, "gt(size,1)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "size". The service filters files on: file_name, file_size, height, id, width.`)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkDiags(t, checkFilterText(path.Root("filter"), tc.text, tc.r, thingsExample), tc.diags...)
+		})
+	}
+}
+
 // TestCheckTermFollowsTheTable: for every attribute of every endpoint and
 // every operator, a term is refused exactly when the capability table does
 // not list the operator for that attribute.
@@ -214,7 +250,7 @@ func TestCheckTermFollowsTheTable(t *testing.T) {
 		for name, fa := range r.Filters {
 			for _, op := range filter.Ops() {
 				term := filter.NewTerm(op, name, valid[fa.Kind])
-				diags := checkTerm(path.Root("where").AtListIndex(0), term, term.String(), r, "ex")
+				diags := checkTerm(wherePaths(path.Root("where").AtListIndex(0), op), term, term.String(), r, "ex")
 				if refused := diags.HasError(); refused == fa.Allows(op) {
 					t.Errorf("%s %s: refused = %v, table allows = %v %v", r.Name, term, refused, fa.Allows(op), diags)
 				}
@@ -226,8 +262,32 @@ func TestCheckTermFollowsTheTable(t *testing.T) {
 	}
 }
 
-func TestCheckTermNamesWherePath(t *testing.T) {
-	term := filter.NewTerm(filter.Lt, "seen_at", "yesterday")
-	checkDiags(t, checkTerm(path.Root("where").AtListIndex(2), term, term.String(), things, thingsExample),
-		errorAt("where[2]", "Invalid filter value", `where[2]: "lt(seen_at,yesterday)": "yesterday" is not a timestamp`))
+// TestCheckTermPaths: each mistake in a where element is one diagnostic,
+// on the attribute of the element that holds it; in a filter expression,
+// on filter.
+func TestCheckTermPaths(t *testing.T) {
+	w := path.Root("where").AtListIndex(2)
+	cases := []struct {
+		name  string
+		ps    termPaths
+		term  filter.Term
+		diags []wantDiag
+	}{
+		{"unknown attribute", wherePaths(w, filter.Eq), filter.NewTerm(filter.Eq, "lable", "x"), []wantDiag{
+			errorAt("where[2].attribute", "Unknown filter attribute", `where[2].attribute: "eq(lable,x)": things cannot be filtered on "lable"; did you mean "label"?`)}},
+		{"operator not offered", wherePaths(w, filter.Like), filter.NewTerm(filter.Like, "weight", "1*"), []wantDiag{
+			errorAt("where[2].op", "Operator not supported on this attribute", `where[2].op: "like(weight,\"1*\")": the service filters things weight with gt, in only`)}},
+		{"bad value", wherePaths(w, filter.Lt), filter.NewTerm(filter.Lt, "seen_at", "yesterday"), []wantDiag{
+			errorAt("where[2].value", "Invalid filter value", `where[2].value: "lt(seen_at,yesterday)": "yesterday" is not a timestamp`)}},
+		{"bad values of in, each where it is", wherePaths(w, filter.In), filter.NewTerm(filter.In, "weight", "1", "ten", "3", "x"), []wantDiag{
+			errorAt("where[2].values[1]", "Invalid filter value", `where[2].values[1]: "in(weight,1,ten,3,x)": weight is a number, and "ten" is not one.`),
+			errorAt("where[2].values[3]", "Invalid filter value", `"x" is not one.`)}},
+		{"in a filter, all at filter", filterPaths(path.Root("filter")), filter.NewTerm(filter.In, "weight", "ten"), []wantDiag{
+			errorAt("filter", "Invalid filter value", `filter: "in(weight,ten)": weight is a number`)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkDiags(t, checkTerm(tc.ps, tc.term, tc.term.String(), things, thingsExample), tc.diags...)
+		})
+	}
 }

@@ -68,7 +68,7 @@ func (d *listDataSource[T]) arguments() map[string]schema.Attribute {
 		"filter": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: fmt.Sprintf("Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `%s`. "+
-				"Checked at plan time against what the service accepts: %s. An attribute not listed gets a warning, since the service may know more.", d.rt.example, filterTable(r)),
+				"Checked at plan time against what the service accepts: %s. An attribute not listed is an error, which suggests the closest listed one.", d.rt.example, filterTable(r)),
 		},
 		"where": whereAttribute(r),
 		"sort": schema.StringAttribute{
@@ -112,9 +112,10 @@ func whereAttribute(r client.Resource) schema.Attribute {
 			"AND-ed with each other and with `filter`.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to compare, e.g. `" + r.FilterAttributeNames()[0] + "`."},
+			// Checked by whereTerm, which suggests the operator meant; a
+			// OneOf validator would report the same mistake a second time.
 			"op": schema.StringAttribute{Required: true,
-				MarkdownDescription: "Operator: " + backticks(ops) + ". `like` matches `*` as any run of characters; `in` takes `values`.",
-				Validators:          []validator.String{stringvalidator.OneOf(ops...)}},
+				MarkdownDescription: "Operator: " + backticks(ops) + ". `like` matches `*` as any run of characters; `in` takes `values`."},
 			"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "The value, for every operator except `in`."},
 			"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "The values, for `in`."},
 		}},
@@ -180,6 +181,7 @@ func (d *listDataSource[T]) list(ctx context.Context, q client.ListQuery, emit f
 	stats, err := client.List(ctx, d.client, d.rt.kind, q, emit)
 	tflog.Info(ctx, "listing finished", map[string]any{
 		"resource": d.rt.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
+		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
 	return stats, err

@@ -110,7 +110,7 @@ func whereTerms(ctx context.Context, where types.List, r client.Resource, exampl
 			continue
 		}
 		text := term.String()
-		diags.Append(checkTerm(p, term, text, r, example)...)
+		diags.Append(checkTerm(wherePaths(p, term.Op), term, text, r, example)...)
 		terms = append(terms, text)
 	}
 	return terms, known, diags

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -17,7 +18,14 @@ func TestAccPlanTimeValidation(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Accounts: 10, Files: 10})
 	cases := map[string]struct{ config, want string }{
 		"unknown operator": {`data "commerce_orders" "x" { filter = "gte(created_at,2026-01-01T00:00:00.000Z)" }`,
-			`(?s)Invalid filter expression.*filter: unknown operator "gte".*Example: ge\(created_at`},
+			`(?s)Invalid filter expression.*filter:\s+unknown\s+operator\s+"gte"\s+\(did\s+you\s+mean\s+"ge"\?\);\s+use\s+one\s+of.*Example:\s+ge\(created_at`},
+		"misspelt attribute": {`data "commerce_orders" "x" { filter = "eq(stauts,complete)" }`,
+			`(?s)Unknown filter attribute.*filter:\s+"eq\(stauts,complete\)":\s+orders\s+cannot\s+be\s+filtered\s+on\s+"stauts";\s+did\s+you\s+mean\s+"status"\?\s+The\s+service\s+filters\s+orders\s+on:\s+account_id,`},
+		"unknown attribute in a lookup": {`data "commerce_account" "x" { filter = "eq(colour,red)" }`,
+			`(?s)Unknown filter attribute.*accounts\s+cannot\s+be\s+filtered\s+on\s+"colour"\.\s+The\s+service\s+filters\s+accounts\s+on:`},
+		"misspelt where attribute": {`data "commerce_orders" "x" {
+  where = [{ attribute = "currency", op = "eq", value = "USD" }, { attribute = "stauts", op = "eq", value = "complete" }]
+}`, `(?s)Unknown filter attribute.*where\[1\]\.attribute:\s+"eq\(stauts,complete\)":\s+orders\s+cannot\s+be\s+filtered\s+on\s+"stauts";\s+did\s+you\s+mean\s+"status"\?`},
 		"unbalanced parentheses": {`data "commerce_orders" "x" { filter = "eq(status,complete" }`,
 			`(?s)Invalid filter expression.*filter:.*Example:`},
 		"missing value": {`data "commerce_accounts" "x" { filter = "eq(name,)" }`,
@@ -37,7 +45,10 @@ func TestAccPlanTimeValidation(t *testing.T) {
 }`, `(?s)Invalid where attribute.*"file name"`},
 		"bad where operator": {`data "commerce_files" "x" {
   where = [{ attribute = "file_name", op = "contains", value = "a" }]
-}`, `(?s)where\[0\].op.*contains`},
+}`, `(?s)Invalid where operator.*where\[0\]\.op\s+is\s+"contains",\s+which\s+is\s+not\s+an\s+operator\.\s+Use\s+one\s+of`},
+		"misspelt where operator": {`data "commerce_files" "x" {
+  where = [{ attribute = "file_name", op = "eq", value = "a" }, { attribute = "file_size", op = "gte", value = "1" }]
+}`, `(?s)Invalid where operator.*where\[1\]\.op\s+is\s+"gte",\s+which\s+is\s+not\s+an\s+operator;\s+did\s+you\s+mean\s+"ge"\?\s+Use\s+one\s+of`},
 		"number compared with like": {`data "commerce_files" "x" { filter = "like(file_size,1*)" }`,
 			`(?s)Operator not supported on this attribute.*"like\(file_size,1\*\)".*files\s+file_size\s+with\s+gt,\s+ge,\s+lt,\s+le\s+only,\s+not\s+with\s+like`},
 		"range on a text attribute": {`data "commerce_accounts" "x" { filter = "gt(name,M)" }`,
@@ -85,17 +96,42 @@ data "commerce_file" "v" { filter = "eq(width,100)" }`,
 	}
 }
 
-// TestAccUnknownAttributeWarns checks that a filter attribute the provider
-// does not know is passed on (the service may know it) with a warning only.
-func TestAccUnknownAttributeWarns(t *testing.T) {
+// TestAccUnknownAttributeIsAnError checks that a filter attribute the
+// capability table does not know fails terraform validate with one error
+// per mistake, the closest attribute suggested when one is close, and that
+// no request reaches the service.
+func TestAccUnknownAttributeIsAnError(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10})
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`(?s)filter:\s+"eq\(colour,red\)":\s+orders\s+cannot\s+be\s+filtered\s+on\s+"colour"\.\s+The\s+service\s+filters\s+orders\s+on:\s+account_id,`),
+		regexp.MustCompile(`(?s)filter:\s+"eq\(stauts,complete\)":\s+orders\s+cannot\s+be\s+filtered\s+on\s+"stauts";\s+did\s+you\s+mean\s+"status"\?`),
+	}
+	failed := false
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
-			Config: providerConfig(t, srv) + `data "commerce_orders" "x" { filter = "eq(colour,red)" }`,
-			// The emulator does not know colour either: the service's own
-			// words reach the user.
-			ExpectError: regexp.MustCompile(`(?s)Could not list orders: 400 Bad Request.*colour`),
+			Config: providerConfig(t, srv) + `data "commerce_orders" "x" { filter = "eq(colour,red)" }
+data "commerce_orders" "y" { filter = "eq(stauts,complete)" }`,
 		}},
+		// Not ExpectError, which cannot count: each mistake is one error.
+		ErrorCheck: func(err error) error {
+			failed = true
+			out := err.Error()
+			if n := len(regexp.MustCompile(`Error:\s+Unknown\s+filter\s+attribute`).FindAllString(out, -1)); n != 2 {
+				return fmt.Errorf("%d Unknown filter attribute errors, want 2 (one per data source): %w", n, err)
+			}
+			for _, re := range want {
+				if !re.MatchString(out) {
+					return fmt.Errorf("no match for %s: %w", re, err)
+				}
+			}
+			return nil
+		},
 	})
+	if !failed {
+		t.Error("the configuration did not fail")
+	}
+	if st := srv.Stats(); st.TotalRequests != 0 {
+		t.Errorf("%d requests reached the service; validation must fail before any", st.TotalRequests)
+	}
 }

@@ -1,0 +1,118 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// validateConfig runs ValidateDataResourceConfig, as terraform validate
+// does: the schema's validators, then the data source's own checks.
+func validateConfig(t *testing.T, server tfprotov6.ProviderServer, schemas *tfprotov6.GetProviderSchemaResponse,
+	dataSource string, set map[string]tftypes.Value) []*tfprotov6.Diagnostic {
+	t.Helper()
+	cfg := dynamicValue(t, nullObject(schemas.DataSourceSchemas[dataSource].ValueType(), set))
+	resp, err := server.ValidateDataResourceConfig(context.Background(),
+		&tfprotov6.ValidateDataResourceConfigRequest{TypeName: dataSource, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Diagnostics
+}
+
+// protoPath writes an attribute path as Terraform users read it: where[1].op.
+func protoPath(p *tftypes.AttributePath) string {
+	var b strings.Builder
+	for _, step := range p.Steps() {
+		switch s := step.(type) {
+		case tftypes.AttributeName:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(string(s))
+		case tftypes.ElementKeyInt:
+			fmt.Fprintf(&b, "[%d]", int64(s))
+		}
+	}
+	return b.String()
+}
+
+// whereList is a where attribute of commerce_<name>s, one element per map
+// of the attributes it sets.
+func whereList(schemas *tfprotov6.GetProviderSchemaResponse, dataSource string, elems ...map[string]tftypes.Value) tftypes.Value {
+	list := schemas.DataSourceSchemas[dataSource].ValueType().(tftypes.Object).AttributeTypes["where"].(tftypes.List)
+	vals := make([]tftypes.Value, len(elems))
+	for i, e := range elems {
+		vals[i] = nullObject(list.ElementType, e)
+	}
+	return tftypes.NewValue(list, vals)
+}
+
+func whereElem(attribute, op, value string) map[string]tftypes.Value {
+	return map[string]tftypes.Value{"attribute": str(attribute), "op": str(op), "value": str(value)}
+}
+
+// TestValidateOneDiagnosticPerMistake: through the whole of validation, as
+// Terraform runs it, one mistake is one error, on the attribute that holds
+// it, and says what was probably meant.
+func TestValidateOneDiagnosticPerMistake(t *testing.T) {
+	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := whereElem("currency", "eq", "USD")
+	cases := []struct {
+		name, dataSource string
+		set              map[string]tftypes.Value
+		path, detail     string // of the one error
+	}{
+		{"filter attribute misspelt", "commerce_orders", map[string]tftypes.Value{"filter": str("eq(stauts,complete)")},
+			"filter", `filter: "eq(stauts,complete)": orders cannot be filtered on "stauts"; did you mean "status"? The service filters orders on: account_id, `},
+		{"filter attribute unknown", "commerce_accounts", map[string]tftypes.Value{"filter": str("eq(colour,red)")},
+			"filter", `accounts cannot be filtered on "colour". The service filters accounts on: created_at, `},
+		{"lookup filter attribute misspelt", "commerce_file", map[string]tftypes.Value{"filter": str("eq(file_nmae,a.png)")}, //nolint:misspell // a typo on purpose
+			"filter", `files cannot be filtered on "file_nmae"; did you mean "file_name"?`}, //nolint:misspell // a typo on purpose
+		{"filter operator misspelt", "commerce_orders", map[string]tftypes.Value{"filter": str("gte(created_at,2026-01-01T00:00:00.000Z)")},
+			"filter", `unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le`},
+		{"where attribute misspelt", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("stauts", "eq", "complete"))},
+			"where[1].attribute", `where[1].attribute: "eq(stauts,complete)": orders cannot be filtered on "stauts"; did you mean "status"?`},
+		{"where operator misspelt", "commerce_files", map[string]tftypes.Value{"where": whereList(schemas, "commerce_files", whereElem("file_name", "eq", "a"), whereElem("file_size", "gte", "1"))},
+			"where[1].op", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`},
+		{"where operator unknown", "commerce_files", map[string]tftypes.Value{"where": whereList(schemas, "commerce_files", whereElem("file_name", "contains", "a"))},
+			"where[0].op", `where[0].op is "contains", which is not an operator. Use one of`},
+		{"where operator not offered", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("status", "like", "c*"))},
+			"where[1].op", "orders status with eq only, not with like"},
+		{"where value bad", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("created_at", "ge", "2026-01-01"))},
+			"where[1].value", `where[1].value: "ge(created_at,2026-01-01)": "2026-01-01" is not a timestamp`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			diags := validateConfig(t, server, schemas, tc.dataSource, tc.set)
+			if len(diags) != 1 {
+				for _, d := range diags {
+					t.Logf("%v %s at %s: %s", d.Severity, d.Summary, protoPath(d.Attribute), d.Detail)
+				}
+				t.Fatalf("%d diagnostics, want exactly 1", len(diags))
+			}
+			d := diags[0]
+			if d.Severity != tfprotov6.DiagnosticSeverityError {
+				t.Errorf("%s is not an error", d.Summary)
+			}
+			if got := protoPath(d.Attribute); got != tc.path {
+				t.Errorf("at %q, want %q", got, tc.path)
+			}
+			if !strings.Contains(d.Detail, tc.detail) {
+				t.Errorf("detail lacks %q:\n%s", tc.detail, d.Detail)
+			}
+		})
+	}
+}
