@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -20,21 +19,6 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
-
-// closedPort is a loopback address nothing listens on: a listener's port,
-// closed again.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
 
 // checkRetryWarnings asserts one WARN per retry (attempts 1..retries) with
 // the method, a path or URL, the attempt, the cause and the wait.
@@ -64,7 +48,7 @@ func checkRetryWarnings(t *testing.T, logs *recordingLogger, msg, method, where,
 }
 
 func TestUnreachableAuthURL(t *testing.T) {
-	addr := closedPort(t)
+	addr := emulatortest.ClosedAddr(t)
 	logs := &recordingLogger{}
 	c, err := New(Config{BaseURL: "http://" + addr, ClientID: "id", ClientSecret: emulator.DefaultClientSecret,
 		MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond, Logger: logs})
@@ -94,7 +78,7 @@ func TestUnreachableAuthURL(t *testing.T) {
 
 func TestUnreachableBaseURL(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-	addr := closedPort(t)
+	addr := emulatortest.ClosedAddr(t)
 	logs := &recordingLogger{}
 	c := newClient(t, srv, func(c *Config) {
 		c.AuthURL, c.BaseURL, c.MaxRetries, c.Logger = srv.URL(), "http://"+addr, 3, logs

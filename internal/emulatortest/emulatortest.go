@@ -3,6 +3,7 @@
 package emulatortest
 
 import (
+	"net"
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
@@ -19,4 +20,19 @@ func Start(t testing.TB, opts emulator.Options) *emulator.Server {
 	}
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// ClosedAddr is a loopback host:port that nothing listens on (a listener's
+// port, closed again), for tests of a service that cannot be reached.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -275,26 +274,12 @@ func readWith(t *testing.T, provider map[string]tftypes.Value) ([]*tfprotov6.Dia
 	return resp.Diagnostics, logs.String()
 }
 
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
-
 // TestDiagnosticsWhatANewUserMeets reads through the provider with an
 // address nothing listens on, and with a wrong secret: the diagnostic
 // points at the setting at fault, and retries show up at WARN.
 func TestDiagnosticsWhatANewUserMeets(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 3})
-	addr := closedAddr(t)
+	addr := emulatortest.ClosedAddr(t)
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	creds := func(secret string, more map[string]tftypes.Value) map[string]tftypes.Value {
 		more["client_id"], more["client_secret"] = str(emulator.DefaultClientID), str(secret)
