@@ -68,6 +68,10 @@ func resourceFlags(o *emulator.Options) []*resourceFlag {
 			tiesUsage: "comma-separated tie group sizes for files (\"\" = default, \"none\")"},
 		{name: "accounts", ties: "account-ties", def: emulator.DefaultAccounts, count: &o.Accounts, groups: &o.AccountTieGroups,
 			tiesUsage: "comma-separated tie group sizes for accounts (\"\" = default, \"none\")"},
+		{name: "customers", ties: "customer-ties", def: emulator.DefaultCustomers, count: &o.Customers, groups: &o.CustomerTieGroups,
+			tiesUsage: "comma-separated tie group sizes for customers (\"\" = default, \"none\")"},
+		{name: "hierarchies", ties: "hierarchy-ties", def: emulator.DefaultHierarchies, count: &o.Hierarchies, groups: &o.HierarchyTieGroups,
+			tiesUsage: "comma-separated tie group sizes for hierarchies (/pcm/hierarchies; \"\" = default, \"none\")"},
 	}
 }
 
@@ -127,7 +131,7 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second accepted before answering 429 (0 = unlimited)")
 	fs.Float64Var(&c.failRate, "fail-rate", 0, "fraction of requests (0..1) answered with a random 503")
 	fs.IntVar(&f.pageLimit, "page-limit", emulator.DefaultPageLimit, "page size when page[limit] is absent (1..100)")
-	fs.BoolVar(&f.lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts (the soft limit) instead of answering 400")
+	fs.BoolVar(&f.lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts, customers and hierarchies (the soft limit) instead of answering 400")
 	fs.BoolVar(&f.flatTimestamps, "flat-timestamps", false, "put created_at/updated_at and page/results at the top level instead of under meta")
 	fs.BoolVar(&f.stringStatus, "string-status", false, `send JSON:API error statuses as strings ("400")`)
 	fs.StringVar(&f.clientID, "client-id", emulator.DefaultClientID, "accepted client_id")

@@ -6,26 +6,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 )
 
 func TestParseFlags(t *testing.T) {
 	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-orders", "0", "-files", "7", "-latency", "5ms",
-		"-order-ties", "100,20", "-account-ties", "none", "-fail-rate", "0.1", "-seed", "9"}, io.Discard)
+		"-order-ties", "100,20", "-account-ties", "none", "-fail-rate", "0.1", "-seed", "9",
+		"-customers", "15000", "-customer-ties", "40", "-hierarchies", "0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := c.opts
 	if o.Orders != -1 || o.Files != 7 || o.Accounts != 250 || o.Latency != 5*time.Millisecond || o.Seed != 9 ||
 		len(o.OrderTieGroups) != 2 || o.AccountTieGroups == nil || len(o.AccountTieGroups) != 0 || o.FileTieGroups != nil ||
-		o.Faults == nil || o.ClientID != "emulator-client-id" || o.FileSizeTieGroups != nil || o.IgnoreSort != nil {
+		o.Faults == nil || o.ClientID != "emulator-client-id" || o.FileSizeTieGroups != nil || o.IgnoreSort != nil ||
+		o.Customers != 15000 || !slices.Equal(o.CustomerTieGroups, []int{40}) || o.Hierarchies != -1 || o.HierarchyTieGroups != nil {
 		t.Errorf("options %+v", o)
 	}
-	c, err = parseFlags([]string{"-file-size-ties", "10001,40", "-ignore-sort", "files, orders"}, io.Discard)
+	c, err = parseFlags([]string{"-file-size-ties", "10001,40", "-ignore-sort", "files, orders,customers"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := c.opts; !slices.Equal(o.FileSizeTieGroups, []int{10001, 40}) || !slices.Equal(o.IgnoreSort, []string{"files", "orders"}) {
+	if o := c.opts; !slices.Equal(o.FileSizeTieGroups, []int{10001, 40}) || !slices.Equal(o.IgnoreSort, []string{"files", "orders", "customers"}) ||
+		o.Customers != emulator.DefaultCustomers || o.Hierarchies != emulator.DefaultHierarchies {
 		t.Errorf("options %+v", o)
+	}
+	if !slices.Equal(c.resources, []string{"orders", "files", "accounts", "customers", "hierarchies"}) {
+		t.Errorf("banner resources %v", c.resources)
 	}
 	for _, args := range [][]string{
 		{"-addr", "0.0.0.0:8080"},
@@ -37,7 +45,9 @@ func TestParseFlags(t *testing.T) {
 		{"-page-limit", "101"},
 		{"-order-ties", "1"},
 		{"-file-size-ties", "x"},
-		{"-ignore-sort", "customers"},
+		{"-ignore-sort", "promotions"},
+		{"-customers", "-1"},
+		{"-hierarchy-ties", "1"},
 		{"-base-time", "yesterday"},
 		{"extra"},
 	} {

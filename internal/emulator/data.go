@@ -105,8 +105,11 @@ const nullNum = math.MinInt64
 // attributes, which of them filter with which operators, its sorts and
 // default order, and its offset limit.
 type schema struct {
-	name    string // path segment and API name: "orders"
-	typ     string // JSON:API type of one record: "order"
+	name string // path segment and API name: "orders"
+	typ  string // JSON:API type of one record: "order"
+	// prefix is the path the resource's segment follows; register sets
+	// "/v2" where it is empty. The catalogue services live under "/pcm".
+	prefix  string
 	cols    []column
 	idCol   int // always 0
 	created int

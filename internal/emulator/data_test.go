@@ -17,7 +17,8 @@ import (
 func TestDeterminism(t *testing.T) {
 	opts := Options{Orders: 3000, Files: 200, Accounts: 150, Seed: 42}
 	a, b := New(opts), New(opts)
-	if !reflect.DeepEqual(a.Orders(), b.Orders()) || !reflect.DeepEqual(a.Files(), b.Files()) || !reflect.DeepEqual(a.Accounts(), b.Accounts()) {
+	if !reflect.DeepEqual(a.Orders(), b.Orders()) || !reflect.DeepEqual(a.Files(), b.Files()) || !reflect.DeepEqual(a.Accounts(), b.Accounts()) ||
+		!reflect.DeepEqual(a.Customers(), b.Customers()) || !reflect.DeepEqual(a.Hierarchies(), b.Hierarchies()) {
 		t.Fatal("same options, different data")
 	}
 	// Writes are deterministic too (apart from their timestamps).
@@ -31,15 +32,21 @@ func TestDeterminism(t *testing.T) {
 	}
 	// Changing one count leaves the other resources alone.
 	d := New(Options{Orders: 10, Files: 200, Accounts: 150, Seed: 42})
-	if !reflect.DeepEqual(d.Accounts(), b.Accounts()) || !reflect.DeepEqual(d.Files(), b.Files()) {
-		t.Error("order count changes accounts or files")
+	if !reflect.DeepEqual(d.Accounts(), b.Accounts()) || !reflect.DeepEqual(d.Files(), b.Files()) ||
+		!reflect.DeepEqual(d.Customers(), b.Customers()) || !reflect.DeepEqual(d.Hierarchies(), b.Hierarchies()) {
+		t.Error("order count changes other resources")
+	}
+	e := New(Options{Orders: 3000, Files: 200, Accounts: 150, Customers: 7, Hierarchies: 3, Seed: 42})
+	if fresh := New(opts); !reflect.DeepEqual(e.Orders(), fresh.Orders()) || !reflect.DeepEqual(e.Accounts(), fresh.Accounts()) {
+		t.Error("customer or hierarchy counts change orders or accounts")
 	}
 }
 
 func TestDefaults(t *testing.T) {
 	s := New(Options{})
-	if s.Count("orders") != 2500 || s.Count("files") != 300 || s.Count("accounts") != 250 {
-		t.Errorf("counts %d %d %d", s.Count("orders"), s.Count("files"), s.Count("accounts"))
+	if s.Count("orders") != 2500 || s.Count("files") != 300 || s.Count("accounts") != 250 ||
+		s.Count("customers") != DefaultCustomers || s.Count("hierarchies") != DefaultHierarchies {
+		t.Errorf("counts %d %d %d %d %d", s.Count("orders"), s.Count("files"), s.Count("accounts"), s.Count("customers"), s.Count("hierarchies"))
 	}
 	if o := s.Orders()[0]; !o.CreatedAt.Equal(DefaultBaseTime) {
 		t.Errorf("first created_at %v", o.CreatedAt)
@@ -47,8 +54,8 @@ func TestDefaults(t *testing.T) {
 	if g, _ := largestTieGroup(oracleRows(s, "orders"), "created_at"); len(g) != 350 {
 		t.Errorf("default order tie group %d", len(g))
 	}
-	none := New(Options{Orders: -1, Files: -1, Accounts: -1, OrderTieGroups: []int{}})
-	if none.Count("orders")+none.Count("files")+none.Count("accounts") != 0 {
+	none := New(Options{Orders: -1, Files: -1, Accounts: -1, Customers: -1, Hierarchies: -1, OrderTieGroups: []int{}})
+	if none.Count("orders")+none.Count("files")+none.Count("accounts")+none.Count("customers")+none.Count("hierarchies") != 0 {
 		t.Error("negative counts")
 	}
 	if ids, err := none.ExpectedIDs("orders", "", "-created_at"); err != nil || len(ids) != 0 {

@@ -18,8 +18,7 @@ func (s *Server) handle(r *http.Request) *response {
 		if aerr := s.authenticate(r); aerr != nil {
 			return s.errorResponse(aerr)
 		}
-		name, id, hasID := strings.Cut(strings.TrimPrefix(path, "/v2/"), "/")
-		t := s.table(name)
+		t, id, hasID := s.route(path)
 		if t == nil || (hasID && (id == "" || strings.Contains(id, "/"))) {
 			return s.notFound(path)
 		}
@@ -36,12 +35,36 @@ func (s *Server) handle(r *http.Request) *response {
 	return s.notFound(path)
 }
 
-func (s *Server) notFound(path string) *response {
-	return s.errorResponse(&apiError{status: http.StatusNotFound,
-		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token and GET /v2/{%s}[/{id}].", path, strings.Join(resourceNames(), ","))})
+// route finds the table whose list path path is, or is below: then id is
+// the rest after the list path's slash.
+func (s *Server) route(path string) (t *table, id string, hasID bool) {
+	for _, t := range s.tables {
+		rest, ok := strings.CutPrefix(path, t.res.path())
+		if !ok || (rest != "" && rest[0] != '/') {
+			continue
+		}
+		id, hasID = strings.CutPrefix(rest, "/")
+		return t, id, hasID
+	}
+	return nil, "", false
 }
 
-// handleGet serves GET /v2/{resource}/{id}.
+func (s *Server) notFound(path string) *response {
+	var groups []string
+	for _, prefix := range resourcePrefixes {
+		var names []string
+		for _, r := range resources {
+			if r.prefix == prefix {
+				names = append(names, r.name)
+			}
+		}
+		groups = append(groups, "GET "+prefix+"/{"+strings.Join(names, ",")+"}[/{id}]")
+	}
+	return s.errorResponse(&apiError{status: http.StatusNotFound,
+		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token and %s.", path, orList(groups))})
+}
+
+// handleGet serves GET {prefix}/{resource}/{id}.
 func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
 	s.stats.countGet()
 	if r.URL.RawQuery != "" {
@@ -71,7 +94,7 @@ func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
 	return &response{status: http.StatusOK, buf: bp}
 }
 
-// handleList serves GET /v2/{resource}.
+// handleList serves GET {prefix}/{resource}.
 func (s *Server) handleList(r *http.Request, t *table) *response {
 	s.stats.countList(t.res.name)
 	p, aerr := s.parseListParams(t, r.URL.RawQuery)

@@ -77,12 +77,23 @@ func (c *testClient) get(path, rawQuery string) (*http.Response, []byte) {
 	return c.do(http.MethodGet, path, rawQuery, nil, map[string]string{"Authorization": "Bearer " + c.token})
 }
 
+// listPath is the list path of a registered resource: "/v2/orders",
+// "/pcm/hierarchies".
+func listPath(resource string) string {
+	for _, r := range resources {
+		if r.name == resource {
+			return r.path()
+		}
+	}
+	return "/v2/" + resource
+}
+
 // list fetches a list page and requires 200.
 func (c *testClient) list(resource string, q url.Values) *listBody {
 	c.t.Helper()
-	resp, body := c.get("/v2/"+resource, q.Encode())
+	resp, body := c.get(listPath(resource), q.Encode())
 	if resp.StatusCode != http.StatusOK {
-		c.t.Fatalf("GET /v2/%s?%s: status %d: %s", resource, q.Encode(), resp.StatusCode, body)
+		c.t.Fatalf("GET %s?%s: status %d: %s", listPath(resource), q.Encode(), resp.StatusCode, body)
 	}
 	var lb listBody
 	if err := json.Unmarshal(body, &lb); err != nil {

@@ -367,40 +367,53 @@ func TestListParameterErrors(t *testing.T) {
 }
 
 func TestOffsetLimits(t *testing.T) {
-	c := startServer(t, Options{Orders: 20, Files: 20, Accounts: 20})
-	for _, res := range []string{"orders", "files", "accounts"} {
+	c := startServer(t, Options{Orders: 20, Files: 20, Accounts: 20, Customers: 20, Hierarchies: 20})
+	// What the refusal suggests: keyset paging where the resource sorts,
+	// range filters where it does not, the store's setting where neither.
+	hints := map[string][]string{
+		"orders": {"filter", "sort"}, "files": {"filter", "file_size"}, "accounts": {"filter", "sort"},
+		"customers": {"filter", "sort"}, "hierarchies": {"store's offset limit", "neither sorted nor cut into ranges"},
+	}
+	for _, res := range resourceNames() {
 		lb := c.list(res, q("page[offset]", "10000"))
 		if p, _ := lb.pagination(); *p.Offset != 10000 || len(lb.Data) != 0 || *p.Current != 401 {
 			t.Errorf("%s: offset 10000: %+v", res, p)
 		}
 		for _, off := range []string{"10001", "50000", "99999999999999999999"} {
-			resp, body := c.get("/v2/"+res, "page[offset]="+off)
+			resp, body := c.get(listPath(res), "page[offset]="+off)
 			e := c.wantError(400, resp, body)
-			for _, want := range []string{"10,000", "filter", "sort"} {
+			for _, want := range append([]string{"10,000"}, hints[res]...) {
 				if !strings.Contains(e.Detail, want) {
 					t.Errorf("%s: detail %q does not mention %q", res, e.Detail, want)
 				}
 			}
 		}
 	}
-	// The soft limit of accounts can be lifted; the hard limits cannot.
+	// The soft limits can be lifted; the hard limits cannot.
+	soft := []string{"accounts", "customers", "hierarchies"}
 	c.s.SetSoftOffsetLimitEnforced(false)
-	if lb := c.list("accounts", q("page[offset]", "20000")); len(lb.Data) != 0 {
-		t.Error("records past the end")
+	for _, res := range soft {
+		if lb := c.list(res, q("page[offset]", "20000")); len(lb.Data) != 0 {
+			t.Errorf("%s: records past the end", res)
+		}
 	}
 	for _, res := range []string{"orders", "files"} {
 		resp, body := c.get("/v2/"+res, "page[offset]=10001")
 		c.wantError(400, resp, body)
 	}
 	c.s.SetSoftOffsetLimitEnforced(true)
-	resp, body := c.get("/v2/accounts", "page[offset]=10001")
-	c.wantError(400, resp, body)
+	for _, res := range soft {
+		resp, body := c.get(listPath(res), "page[offset]=10001")
+		c.wantError(400, resp, body)
+	}
 
 	lenient := startServer(t, Options{Orders: 5, Files: 5, Accounts: 5, LenientSoftOffsetLimit: true, OffsetLimit: 100})
-	if resp, body := lenient.get("/v2/accounts", "page[offset]=101"); resp.StatusCode != 200 {
-		t.Errorf("lenient accounts: %d %s", resp.StatusCode, body)
+	for _, res := range soft {
+		if resp, body := lenient.get(listPath(res), "page[offset]=101"); resp.StatusCode != 200 {
+			t.Errorf("lenient %s: %d %s", res, resp.StatusCode, body)
+		}
 	}
-	resp, body = lenient.get("/v2/orders", "page[offset]=101")
+	resp, body := lenient.get("/v2/orders", "page[offset]=101")
 	if e := lenient.wantError(400, resp, body); !strings.Contains(e.Detail, " 100.") {
 		t.Errorf("detail %q", e.Detail)
 	}

@@ -8,17 +8,19 @@ type Options struct {
 	// records, ids and order.
 	Seed int64
 	// Record counts. 0 takes the default (2,500 orders, 300 files, 250
-	// accounts); a negative count means none.
-	Orders, Files, Accounts int
+	// accounts, 200 customers, 40 hierarchies); a negative count means
+	// none.
+	Orders, Files, Accounts, Customers, Hierarchies int
 	// BaseTime is the created_at of the first record of each resource.
 	// Default 2024-01-01T00:00:00Z. Records span at most a year after it.
 	BaseTime time.Time
 	// Tie groups: the sizes of groups of records sharing one exact
 	// created_at (and updated_at), placed around evenly spaced points of the
 	// range (the middle for one group). nil takes the default of one group
-	// of 350 orders, 40 files or 30 accounts (smaller for small counts); an
-	// empty non-nil slice means none.
+	// of 350 orders, 40 files, 30 accounts, 30 customers or 10 hierarchies
+	// (smaller for small counts); an empty non-nil slice means none.
 	OrderTieGroups, FileTieGroups, AccountTieGroups []int
+	CustomerTieGroups, HierarchyTieGroups           []int
 	// FileSizeTieGroups are the sizes of groups of files sharing one exact
 	// file_size that no other file has (e.g. 10,001, more than one list can
 	// page through by offset). Default none: sizes spread from 512 B to
@@ -48,11 +50,13 @@ type Options struct {
 	// MaxPageLimit is the largest page[limit] accepted. Default 100.
 	MaxPageLimit int
 	// OffsetLimit is the largest page[offset] accepted. Default 10,000. It
-	// is a hard limit for orders and files and a soft one for accounts.
+	// is a hard limit for orders and files and a soft one, the store's
+	// setting, for the other resources.
 	OffsetLimit int
-	// LenientSoftOffsetLimit lets accounts (the soft offset limit) serve
-	// offsets above OffsetLimit. By default they are refused with 400 like
-	// the hard limit. See also SetSoftOffsetLimitEnforced.
+	// LenientSoftOffsetLimit lets the resources with the soft offset limit
+	// (accounts, customers, hierarchies) serve offsets above OffsetLimit.
+	// By default they are refused with 400 like the hard limit. See also
+	// SetSoftOffsetLimitEnforced.
 	LenientSoftOffsetLimit bool
 
 	// StringStatus sends the status of JSON:API errors as a string ("400")
@@ -62,10 +66,11 @@ type Options struct {
 	// records and page and results at the top level of list bodies (the
 	// documented flat form) instead of under meta.
 	FlatTimestamps bool
-	// IgnoreSort lists resources ("orders", "files", "accounts") whose list
-	// endpoint accepts any sort value and ignores it, serving its default
-	// order, as a looser service would. By default an unsupported sort gets
-	// 400, and files refuse every sort. See also SetIgnoreSort.
+	// IgnoreSort lists resources ("orders", "files", "accounts",
+	// "customers", "hierarchies") whose list endpoint accepts any sort
+	// value and ignores it, serving its default order, as a looser service
+	// would. By default an unsupported sort gets 400, and files and
+	// hierarchies refuse every sort. See also SetIgnoreSort.
 	IgnoreSort []string
 
 	// Now is the wall clock used for timestamps of writes (which are also
@@ -85,6 +90,8 @@ const (
 	DefaultOrders        = 2500
 	DefaultFiles         = 300
 	DefaultAccounts      = 250
+	DefaultCustomers     = 200
+	DefaultHierarchies   = 40
 	DefaultClientID      = "emulator-client-id"
 	DefaultClientSecret  = "emulator-client-secret"
 	DefaultTokenLifetime = time.Hour

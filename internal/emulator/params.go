@@ -94,21 +94,25 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 // where it cannot.
 func (sch *schema) offsetLimitError(raw string, limit int) *apiError {
 	how := "filter and sort instead of paging by offset (for example sort=created_at with ge(created_at,<last created_at seen>))"
-	if len(sch.sortCols) == 0 {
-		how = "narrow the list with filters instead of paging by offset (" + sch.name + " cannot be sorted; for example split it by ranges of " + sch.cols[sch.firstRangeCol()].name + ")"
+	switch col, ok := sch.firstRangeCol(); {
+	case len(sch.sortCols) > 0:
+	case ok:
+		how = "narrow the list with filters instead of paging by offset (" + sch.name + " cannot be sorted; for example split it by ranges of " + sch.cols[col].name + ")"
+	default:
+		how = "raise the store's offset limit: " + sch.name + " can be neither sorted nor cut into ranges"
 	}
 	return badRequest("page[offset]", "Invalid page[offset] %q: %s accepts offsets up to %s. To reach further records, %s.",
 		raw, sch.name, groupThousands(limit), how)
 }
 
-// firstRangeCol is the first column filterable with gt.
-func (sch *schema) firstRangeCol() int {
+// firstRangeCol is the first column filterable with gt, if any.
+func (sch *schema) firstRangeCol() (int, bool) {
 	for i, c := range sch.cols {
 		if c.ops.has(filter.Gt) {
-			return i
+			return i, true
 		}
 	}
-	return sch.idCol
+	return 0, false
 }
 
 func groupThousands(n int) string {

@@ -93,6 +93,10 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 	terms := make([]term, 0, len(expr))
 	for _, ft := range expr {
 		col, ok := sch.filterCol(ft.Attribute)
+		if !ok && sch.filterableNames() == "" {
+			return nil, badRequest("filter", "Cannot filter %s on attribute %q: filtering is not supported on %s; remove the filter parameter.",
+				sch.name, ft.Attribute, sch.name)
+		}
 		if !ok {
 			return nil, badRequest("filter", "Cannot filter %s on attribute %q: the filterable attributes are %s.",
 				sch.name, ft.Attribute, sch.filterableNames())

@@ -52,6 +52,16 @@ func oracleRows(s *Server, resource string) []oracleRow {
 			rows = append(rows, oracleRow{"id": a.ID, "name": a.Name, "legal_name": a.LegalName, "registration_id": a.RegistrationID,
 				"external_ref": a.ExternalRef, "parent_id": a.ParentID, "created_at": a.CreatedAt, "updated_at": a.UpdatedAt})
 		}
+	case "customers":
+		for _, c := range s.Customers() {
+			rows = append(rows, oracleRow{"id": c.ID, "name": c.Name, "email": c.Email, "external_ref": c.ExternalRef,
+				"password": c.Password, "created_at": c.CreatedAt, "updated_at": c.UpdatedAt})
+		}
+	case "hierarchies":
+		for _, h := range s.Hierarchies() {
+			rows = append(rows, oracleRow{"id": h.ID, "name": h.Name, "description": h.Description, "slug": h.Slug,
+				"created_at": h.CreatedAt, "updated_at": h.UpdatedAt})
+		}
 	}
 	return rows
 }
@@ -81,21 +91,32 @@ var (
 			"external_ref": {eq, like, in}, "id": {eq, gt, ge, lt, le, in},
 			"created_at": timeOps, "updated_at": timeOps,
 		},
+		// docs/customer-management/customer-management-api/get-all-customers.md
+		"customers": {
+			"email": {eq, like}, "name": {eq, like}, "id": {eq, gt, ge, lt, le},
+			"created_at": timeOps, "updated_at": timeOps, "external_ref": {eq},
+		},
+		// openapispecs/pim/pim.yaml, getHierarchy: page parameters only.
+		"hierarchies": {},
 	}
 	// unfilterable are attributes records have that the service does not
 	// filter on.
 	unfilterable = map[string][]string{
-		"orders":   {"id", "amount", "customer.email", "customer.name", "total"},
-		"files":    {"created_at", "updated_at", "mime_type", "public", "name"},
-		"accounts": {"parent_id", "status"},
+		"orders":      {"id", "amount", "customer.email", "customer.name", "total"},
+		"files":       {"created_at", "updated_at", "mime_type", "public", "name"},
+		"accounts":    {"parent_id", "status"},
+		"customers":   {"password", "phone", "legal_name"},
+		"hierarchies": {"name", "slug", "created_at", "id"},
 	}
 	sortValues = map[string][]string{
-		"orders":   {"", "created_at", "-created_at", "payment", "-payment", "shipping", "-shipping", "status", "-status", "with_tax", "-with_tax"},
-		"files":    {""},
-		"accounts": {"", "created_at", "-created_at", "id", "-id", "name", "-name", "updated_at", "-updated_at"},
+		"orders":      {"", "created_at", "-created_at", "payment", "-payment", "shipping", "-shipping", "status", "-status", "with_tax", "-with_tax"},
+		"files":       {""},
+		"accounts":    {"", "created_at", "-created_at", "id", "-id", "name", "-name", "updated_at", "-updated_at"},
+		"customers":   {"", "created_at", "-created_at", "email", "-email", "id", "-id", "name", "-name", "updated_at", "-updated_at"},
+		"hierarchies": {""},
 	}
 	// defaultOrder is the order without sort.
-	defaultOrder = map[string]string{"orders": "-created_at", "files": "id", "accounts": "-created_at"}
+	defaultOrder = map[string]string{"orders": "-created_at", "files": "id", "accounts": "-created_at", "customers": "-created_at", "hierarchies": "id"}
 )
 
 // filterAttrs returns the filterable attributes of resource, sorted.
@@ -312,10 +333,10 @@ func sampleValue(rows []oracleRow, attr string) string {
 // documents on every filterable attribute, under every sort, against the
 // oracle; and that every other operator is refused.
 func TestFilterOperatorsAgainstOracle(t *testing.T) {
-	s := New(Options{Orders: 700, Files: 300, Accounts: 260, Seed: 7})
+	s := New(Options{Orders: 700, Files: 300, Accounts: 260, Customers: 240, Hierarchies: 60, Seed: 7})
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
-	for _, res := range []string{"orders", "files", "accounts"} {
+	for _, res := range resourceNames() {
 		rows := oracleRows(s, res)
 		var all []filter.Term
 		for _, attr := range filterAttrs(res) {
@@ -378,7 +399,7 @@ func TestFilterOperatorsAgainstOracle(t *testing.T) {
 			}
 		}
 		// Conjunctions of two or three terms, often on the sort attribute.
-		for range 300 {
+		for range 300 * min(len(all), 1) {
 			terms := []filter.Term{all[rng.IntN(len(all))], all[rng.IntN(len(all))]}
 			if rng.IntN(2) == 0 {
 				terms = append(terms, all[rng.IntN(len(all))])
@@ -614,12 +635,12 @@ func largestTieGroup(rows []oracleRow, attr string) ([]string, any) {
 }
 
 func TestSortTies(t *testing.T) {
-	c := startServer(t, Options{Orders: 2000, Files: 200, Accounts: 300,
-		OrderTieGroups: []int{350}, FileTieGroups: []int{40, 20}, AccountTieGroups: []int{120}})
+	c := startServer(t, Options{Orders: 2000, Files: 200, Accounts: 300, Customers: 400,
+		OrderTieGroups: []int{350}, FileTieGroups: []int{40, 20}, AccountTieGroups: []int{120}, CustomerTieGroups: []int{150}})
 	for _, tc := range []struct {
 		res  string
 		size int
-	}{{"orders", 350}, {"files", 40}, {"accounts", 120}} {
+	}{{"orders", 350}, {"files", 40}, {"accounts", 120}, {"customers", 150}} {
 		rows := oracleRows(c.s, tc.res)
 		group, at := largestTieGroup(rows, "created_at")
 		if len(group) != tc.size {
@@ -671,9 +692,9 @@ func TestSortTies(t *testing.T) {
 			t.Errorf("%s: paging the tie group gives a different order", tc.res)
 		}
 	}
-	// The default order of orders and accounts is created_at descending,
-	// over the API too.
-	for _, res := range []string{"orders", "accounts"} {
+	// The default order of orders, accounts and customers is created_at
+	// descending, over the API too.
+	for _, res := range []string{"orders", "accounts", "customers"} {
 		def, _ := c.s.ExpectedIDs(res, "", "")
 		desc, _ := c.s.ExpectedIDs(res, "", "-created_at")
 		if !slices.Equal(def, desc) {
@@ -885,8 +906,15 @@ func TestKeysetTraversal(t *testing.T) {
 
 func TestExpectedIDsErrors(t *testing.T) {
 	s := New(Options{Orders: 5, Files: 5, Accounts: 5})
-	if _, err := s.ExpectedIDs("customers", "", ""); err == nil {
+	if _, err := s.ExpectedIDs("promotions", "", ""); err == nil {
 		t.Error("unknown resource accepted")
+	}
+	// Hierarchies take neither a sort nor a filter.
+	if _, err := s.ExpectedIDs("hierarchies", "", "created_at"); err == nil || !strings.Contains(err.Error(), "remove the sort parameter") {
+		t.Errorf("hierarchies sort: %v", err)
+	}
+	if _, err := s.ExpectedIDs("hierarchies", "eq(name,Shoes)", ""); err == nil || !strings.Contains(err.Error(), "filtering is not supported on hierarchies") {
+		t.Errorf("hierarchies filter: %v", err)
 	}
 	if _, err := s.ExpectedIDs("orders", "", "name"); err == nil ||
 		!strings.Contains(err.Error(), "allowed values are created_at, -created_at, payment, -payment, shipping, -shipping, status, -status, with_tax, -with_tax") {

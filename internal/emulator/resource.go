@@ -3,12 +3,13 @@ package emulator
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
 // resource is everything the emulator knows about one resource type. Each
-// lives in a file of its own (orders.go, files.go, accounts.go) with its
+// lives in a file of its own (orders.go, files.go, accounts.go, ...) with its
 // columns, generator, encoder, exported record type and write hooks;
 // resources lists them, and everything else is generic over the list.
 type resource struct {
@@ -52,6 +53,8 @@ var resources = register(
 	orderResource,
 	fileResource,
 	accountResource,
+	customerResource,
+	hierarchyResource,
 )
 
 // register derives what each declaration leaves implicit and checks what
@@ -63,6 +66,9 @@ func register(rs ...*resource) []*resource {
 	}
 	names, streams := map[string]bool{}, map[uint64]bool{}
 	for _, r := range rs {
+		if r.prefix == "" {
+			r.prefix = "/v2"
+		}
 		r.deriveIndexCols()
 		for _, st := range []uint64{r.gen.stream, r.gen.extra} {
 			if st != 0 && streams[st] {
@@ -86,6 +92,21 @@ func resourceNames() []string {
 	}
 	return names
 }
+
+// path is where the resource's list is served: "/v2/orders".
+func (r *resource) path() string { return r.prefix + "/" + r.name }
+
+// resourcePrefixes are the distinct path prefixes of the resources, in
+// registry order: requests below them are resource requests.
+var resourcePrefixes = func() []string {
+	var out []string
+	for _, r := range resources {
+		if !slices.Contains(out, r.prefix) {
+			out = append(out, r.prefix)
+		}
+	}
+	return out
+}()
 
 // errUnknownResource is returned by the data access methods.
 var errUnknownResource = errors.New("unknown resource; use " + orList(resourceNames()))

@@ -1,11 +1,12 @@
 // Package emulator is a local, in-memory implementation of the commerce
 // service: the client-credentials token endpoint and the paginated, sortable
-// and filterable list and read endpoints of orders, files and accounts, as
-// described in the service's API documentation plus the known behaviour of
-// the real service. It serves seeded, deterministic data, can inject latency,
-// rate limits and faults, and counts what it sees, for the provider's unit
-// tests, acceptance tests and benchmarks, and for users trying the provider
-// without credentials (see cmd/commerce-emulator).
+// and filterable list and read endpoints of orders, files, accounts,
+// customers and catalogue hierarchies, as described in the service's API
+// documentation plus the known behaviour of the real service. It serves
+// seeded, deterministic data, can inject latency, rate limits and faults,
+// and counts what it sees, for the provider's unit tests, acceptance tests
+// and benchmarks, and for users trying the provider without credentials
+// (see cmd/commerce-emulator).
 package emulator
 
 import (
@@ -155,8 +156,9 @@ func (s *Server) IssuedTokens() []string { return s.tokens.all() }
 // refills the token bucket.
 func (s *Server) SetRateLimit(rps float64) { s.limiter.set(rps, time.Now()) }
 
-// SetSoftOffsetLimitEnforced switches whether accounts refuse offsets above
-// the soft offset limit (the default) or serve them.
+// SetSoftOffsetLimitEnforced switches whether the resources with the soft
+// offset limit (accounts, customers, hierarchies) refuse offsets above it
+// (the default) or serve them.
 func (s *Server) SetSoftOffsetLimitEnforced(enforced bool) { s.softOffsetEnforced.Store(enforced) }
 
 // SetIgnoreSort sets the resources whose list endpoint accepts and ignores
@@ -172,7 +174,16 @@ func (s *Server) SetFaults(f FaultFunc) {
 	s.faults.Store(&f)
 }
 
-func isResourcePath(path string) bool { return path == "/v2" || strings.HasPrefix(path, "/v2/") }
+// isResourcePath reports whether path is below a resource prefix ("/v2",
+// "/pcm"), where requests need a token and count as resource requests.
+func isResourcePath(path string) bool {
+	for _, p := range resourcePrefixes {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 // sleepCtx waits for d or until ctx is done; it reports whether d elapsed.
 func sleepCtx(ctx context.Context, d time.Duration) bool {

@@ -198,15 +198,27 @@ func TestAuthentication(t *testing.T) {
 
 func TestRouting(t *testing.T) {
 	c := startServer(t, Options{Orders: 10, Files: 10, Accounts: 10})
-	for _, path := range []string{"/v2/customers", "/v2/orders/a/b", "/v2/orders/", "/v2", "/v1/orders"} {
+	for _, path := range []string{"/v2/promotions", "/v2/orders/a/b", "/v2/orders/", "/v2", "/v1/orders",
+		"/v2/hierarchies", "/pcm/orders", "/pcm", "/pcm/hierarchies/a/b", "/v2/customersx", "/pcm/hierarchies-x"} {
 		resp, body := c.get(path, "")
-		c.wantError(404, resp, body)
+		e := c.wantError(404, resp, body)
+		if !strings.Contains(e.Detail, "GET /v2/{orders,files,accounts,customers}[/{id}] or GET /pcm/{hierarchies}[/{id}]") {
+			t.Errorf("%s: detail %q does not name the endpoints", path, e.Detail)
+		}
+	}
+	// The catalogue's paths need a token like the others.
+	resp, body := c.do(http.MethodGet, "/pcm/hierarchies", "", nil, nil)
+	c.wantError(401, resp, body)
+	for _, path := range []string{"/v2/customers", "/pcm/hierarchies"} {
+		if resp, body := c.get(path, ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: status %d: %s", path, resp.StatusCode, body)
+		}
 	}
 	for _, path := range []string{"/", "/oauth/token"} {
 		resp, body := c.do(http.MethodPost, path, "", nil, nil)
 		c.wantError(404, resp, body)
 	}
-	resp, body := c.do(http.MethodPost, "/v2/orders", "", nil, map[string]string{"Authorization": "Bearer " + c.token})
+	resp, body = c.do(http.MethodPost, "/v2/orders", "", nil, map[string]string{"Authorization": "Bearer " + c.token})
 	c.wantError(405, resp, body)
 	if resp.Header.Get("Allow") != "GET" {
 		t.Errorf("Allow %q", resp.Header.Get("Allow"))
