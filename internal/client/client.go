@@ -38,6 +38,9 @@ type Client struct {
 	// unsortable holds the endpoints (by path) that refused or ignored a
 	// sort the capability table promised: listed without sort from then on.
 	unsortable sync.Map
+	// probes holds, by path, what Probe found out about endpoints the
+	// capability table does not know (*probeCall).
+	probes sync.Map
 }
 
 func (c *Client) pauseFor(d time.Duration) {

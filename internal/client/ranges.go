@@ -141,7 +141,7 @@ func (l *lister[T]) listCut(ctx context.Context, base string, sp span, p0 page[T
 		return &UnlistableError{Resource: l.kind.Name, Total: p0.total, OffsetLimit: OffsetLimit,
 			Reason: fmt.Sprintf("%d records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
 				p0.total, OffsetLimit, l.kind.Name),
-			Fix: fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", OffsetLimit)}
+			Fix: l.unlistableFix()}
 	}
 	subs, err := l.split(base, sp, p0, attr, target)
 	if err != nil {
@@ -240,6 +240,23 @@ func countFrom(sorted []int64, i int) int {
 		n++
 	}
 	return n
+}
+
+// unlistableFix is what a user can do about a listing larger than the
+// offset limit that nothing can cut: narrow it by the filters the endpoint
+// takes, where any are known. Either goroutine.
+func (r *windowReader[T]) unlistableFix() string {
+	res := r.kind.Resource
+	_, known := ResourceForPath(res.Path)
+	switch f, ok := res.Filters["created_at"]; {
+	case ok && f.ranged():
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", OffsetLimit)
+	case len(res.Filters) > 0:
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with %s", OffsetLimit, r.narrowHint())
+	case known:
+		return fmt.Sprintf("%s take no filter either, so only a store with at most %d of them can be listed completely", res.Name, OffsetLimit)
+	}
+	return fmt.Sprintf("narrow the filter so that at most %d match, if the endpoint takes one (the provider does not know its attributes)", OffsetLimit)
 }
 
 func filterNote(base string) string {

@@ -59,8 +59,8 @@ func (a FilterAttribute) ranged() bool {
 //
 // The table is taken from the vendor's API reference (elasticpath/
 // elasticpath-dev: openapispecs/accounts, openapispecs/files,
-// openapispecs/cartsorders and guides/Getting-Started/{sorting,filtering,
-// pagination}.md). The listing engine confirms it at run time: a service
+// openapispecs/cartsorders, openapispecs/pim, docs/customer-management and
+// guides/Getting-Started/{sorting,filtering,pagination}.md). The listing engine confirms it at run time: a service
 // that refuses or ignores a sort the table promises makes the engine switch
 // strategy (see List).
 type Resource struct {
@@ -89,6 +89,10 @@ type Resource struct {
 	// HardOffsetLimit is true where the service refuses offsets past
 	// OffsetLimit whatever the store's settings (orders and files).
 	HardOffsetLimit bool
+	// ValuePaths says where a record decoded generically (GenericKind)
+	// holds a sort or range attribute that is not at the top level or
+	// under "attributes": a dotted path into the record's JSON.
+	ValuePaths map[string]string
 }
 
 var (
@@ -118,7 +122,8 @@ func merge(parts ...map[string]FilterAttribute) map[string]FilterAttribute {
 	return out
 }
 
-// The three typed list endpoints.
+// The list endpoints of the capability table: the three typed ones, and
+// those only the generic listing (GenericKind) reaches.
 var (
 	// Orders sort only by created_at, payment, shipping, status and
 	// with_tax: not by id or updated_at, which the provider sorts itself.
@@ -137,6 +142,10 @@ var (
 		),
 		RangeAttribute:  "with_tax",
 		HardOffsetLimit: true,
+		ValuePaths: map[string]string{
+			"with_tax":    "meta.display_price.with_tax.amount",
+			"without_tax": "meta.display_price.without_tax.amount",
+		},
 	}
 	// Files cannot be sorted at all, nor filtered by time or id ranges:
 	// the provider lists them in windows of file_size and sorts them.
@@ -169,7 +178,63 @@ var (
 			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
 		),
 	}
+	// Customers, from the vendor's "Get all Customers" page (docs/
+	// customer-management/customer-management-api/get-all-customers.md):
+	// sort by created_at, email, id, name and updated_at (default
+	// -created_at); email and name filter with eq and like, external_ref
+	// with eq, id and the timestamps with eq and ranges. As for accounts'
+	// names, no keyset reaches past the offset limit in email or name
+	// order, so the provider sorts those itself. The pagination guide gives
+	// customers the soft offset limit.
+	CustomersResource = Resource{
+		Name: "customers", Singular: "customer", Path: APIPrefix + "/customers",
+		ServiceSorts:  []string{"created_at", "updated_at", "id"},
+		ProviderSorts: []string{"email", "name"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "email", "name"),
+			attrs(KindString, eqOnly, "external_ref"),
+			attrs(KindString, eqRanges, "id"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
+	}
+	// Hierarchies of the Product Experience Manager (openapispecs/pim/
+	// pim.yaml, operation getHierarchy): page[offset] and page[limit] only,
+	// no sort (the sorting guide does not list them either) and no filter.
+	// The provider sorts them itself; past the offset limit nothing reaches
+	// further records, so a larger store cannot be listed completely.
+	HierarchiesResource = Resource{
+		Name: "hierarchies", Singular: "hierarchy", Path: "/pcm/hierarchies",
+		ProviderSorts: []string{"created_at", "updated_at", "id", "name"},
+		DefaultSort:   "created_at",
+		Filters:       map[string]FilterAttribute{},
+	}
 )
+
+// knownResources is the capability table, by path.
+var knownResources = []*Resource{&OrdersResource, &FilesResource, &AccountsResource, &CustomersResource, &HierarchiesResource}
+
+// ResourceForPath returns the capability-table row of the list endpoint at
+// path ("/v2/customers"), and false for a path the table does not know;
+// Probe finds out what such an endpoint can do.
+func ResourceForPath(path string) (Resource, bool) {
+	for _, r := range knownResources {
+		if r.Path == path {
+			return *r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// KnownPaths lists the paths of the capability table, for messages and
+// documentation.
+func KnownPaths() []string {
+	out := make([]string, len(knownResources))
+	for i, r := range knownResources {
+		out[i] = r.Path
+	}
+	return out
+}
 
 // SortAttributes are every order the provider offers: the service's and
 // its own.

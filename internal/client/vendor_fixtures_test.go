@@ -348,3 +348,76 @@ func dump(v any) string {
 	}
 	return string(b)
 }
+
+// decodeVendorGeneric decodes a vendor list body with GenericKind(r), both
+// ways decodeListBody can; generic records keep their JSON either way.
+func decodeVendorGeneric(t *testing.T, body []byte, r Resource) page[Generic] {
+	t.Helper()
+	kind := GenericKind(r)
+	path := kind.Path + "?page%5Blimit%5D=100&page%5Boffset%5D=0"
+	raws := vendorListRecords(t, body)
+	var first page[Generic]
+	for _, keepRaw := range []bool{false, true} {
+		p, err := decodeListBody(body, kind, 100, 0, keepRaw, path)
+		if err != nil {
+			t.Fatalf("keepRaw=%v: %v", keepRaw, err)
+		}
+		if len(p.records) != len(raws) {
+			t.Fatalf("decoded %d records, the body holds %d", len(p.records), len(raws))
+		}
+		for i, rec := range p.records {
+			if rec.JSON != string(raws[i]) {
+				t.Errorf("keepRaw=%v record %d: JSON is not the record's bytes:\n got %s\nwant %s", keepRaw, i, rec.JSON, raws[i])
+			}
+		}
+		if keepRaw && !reflect.DeepEqual(p, first) {
+			t.Errorf("the two decoding paths disagree:\n%+v\n%+v", first, p)
+		}
+		first = p
+	}
+	return first
+}
+
+func TestVendorCustomersGeneric(t *testing.T) {
+	p := decodeVendorGeneric(t, vendorFixture(t, "customers_list.json"), CustomersResource)
+	if p.total != 2 || len(p.records) != 2 {
+		t.Fatalf("total %d, %d records; want 2, 2", p.total, len(p.records))
+	}
+	want := []Common{
+		{ID: "2479c9b3-615d-4ebc-a99d-87ffc67d1955", CreatedAt: "2017-01-11T18:44:45Z", UpdatedAt: "2017-05-31T04:12:12Z"},
+		{ID: "7746d533-fd64-446f-ae8c-f8e07f3ed9fd", CreatedAt: "2017-02-20T17:31:45Z", UpdatedAt: "2017-04-14T18:55:59Z"},
+	}
+	for i, rec := range p.records {
+		got := rec.Common
+		got.JSON = ""
+		if got != want[i] || rec.Type != "customer" {
+			t.Errorf("customer %d: %s, type %q; want %s", i, dump(got), rec.Type, dump(want[i]))
+		}
+	}
+	checkSortValues(t, p.records[0], map[string]string{
+		"id": "2479c9b3-615d-4ebc-a99d-87ffc67d1955", "created_at": "2017-01-11T18:44:45Z", "updated_at": "2017-05-31T04:12:12Z",
+		"name": "Ron Swanson", "email": "ron@swanson.com", "password": "true",
+	}, "external_ref", "meta")
+	checkSortValues(t, p.records[1], map[string]string{"external_ref": "16bedceb-8b2d-4f82-a973-b0a8d8432708", "name": "Ron Swanson_"})
+	// Whole-second timestamps are keys to the millisecond like any other.
+	if k, err := keyFor(CustomersResource, "created_at").keyOf(p.records[0]); err != nil || k != "2017-01-11T18:44:45.000Z" {
+		t.Errorf("created_at key %q, %v", k, err)
+	}
+}
+
+// The catalogue's example has timestamps directly under meta, the record's
+// attributes under attributes, and no meta.page.
+func TestVendorHierarchiesGeneric(t *testing.T) {
+	p := decodeVendorGeneric(t, vendorFixture(t, "hierarchies_list.json"), HierarchiesResource)
+	if p.total != 30 || len(p.records) != 1 {
+		t.Fatalf("total %d, %d records; want 30 (meta.results.total), 1", p.total, len(p.records))
+	}
+	rec := p.records[0]
+	got := rec.Common
+	got.JSON = ""
+	want := Common{ID: "6183d10c-94b5-4caa-9f12-2f14cb738d41", CreatedAt: "2024-01-10T20:16:35.343Z", UpdatedAt: "2024-01-10T20:30:50.867Z"}
+	if got != want || rec.Type != "hierarchy" {
+		t.Errorf("hierarchy: %s, type %q; want %s", dump(got), rec.Type, dump(want))
+	}
+	checkSortValues(t, rec, map[string]string{"name": "Shoes", "slug": "shoes", "id": want.ID}, "owner", "locales")
+}
