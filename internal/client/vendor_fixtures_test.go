@@ -257,7 +257,7 @@ func TestVendorOrderGetSecondPrecision(t *testing.T) {
 	// The keyset engine must accept such timestamps as sort keys.
 	for _, attr := range []string{"created_at", "updated_at"} {
 		k := sortKey{attr: attr, timestamp: true}
-		key, err := k.keyOf(got)
+		key, err := keyOf(k, got)
 		if err != nil {
 			t.Errorf("%s: %v", attr, err)
 		} else if key != "2024-05-31T16:43:31.000Z" {
