@@ -3,11 +3,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/provider"
 )
@@ -24,10 +24,17 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: registryAddress,
-		Debug:   debug,
-	})
+	// The framework's server, with the list data sources' state written
+	// directly (see provider.NewServer).
+	server, err := provider.NewServer(version)()
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err = tf6server.Serve(registryAddress, func() tfprotov6.ProviderServer { return server }, opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

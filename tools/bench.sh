@@ -6,6 +6,8 @@
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
 #                              # INCLUDE_RECORDS=false measures the ids-only mode
+#   tools/bench.sh floor [N...] # `terraform plan` on this provider and on the floor provider
+#                              # (tools/floorprovider), side by side (default N: 60000 100000)
 #   tools/bench.sh all
 #
 # e2e builds the provider and the emulator, starts the emulator on 127.0.0.1
@@ -19,6 +21,13 @@
 #     response sent, plan completed);
 #   - terraform apply -auto-approve with a local state: state bytes per record.
 # Results go to stdout and to $BENCH_OUT (default a temp dir, kept).
+#
+# floor runs the same main.tf against two providers, alternately, PLAN_RUNS
+# times each (default 3), with the emulator at zero latency (FLOOR_LATENCY):
+# this provider, and the floor provider, which serves the same schema and
+# answers the read with the state this provider produced for the same
+# records, recorded beforehand. The floor's plan time is Terraform's own
+# for that state; the ratio of the two is what the provider adds.
 #
 # The machine is shared: the load average is printed next to each figure,
 # since wall times on a loaded 2-core machine stretch with it.
@@ -83,7 +92,7 @@ monitor() {
   while kill -0 "$pid" 2>/dev/null; do
     hwm="$(proc_kb "$pid" VmHWM)"; [ -n "$hwm" ] && [ "$hwm" -gt "$M_TF_HWM_KB" ] && M_TF_HWM_KB="$hwm"
     cpu="$(proc_cpu_ms "$pid")"; [ -n "$cpu" ] && M_TF_CPU_MS="$cpu"
-    for p in $(pgrep -f "^$work/bin/terraform-provider-commerce" || true); do
+    for p in $(pgrep -f "^${PROVIDER_BIN:-$work/bin/terraform-provider-commerce}" || true); do
       hwm="$(proc_kb "$p" VmHWM)"; [ -n "$hwm" ] && prov_hwm[$p]="$hwm"
       cpu="$(proc_cpu_ms "$p")"; [ -n "$cpu" ] && prov_cpu[$p]="$cpu"
     done
@@ -121,19 +130,19 @@ mark() {
 # TF_LOG_PROVIDER=TRACE spent its time, from the log's own markers.
 phases() {
   local log="$1" t0="$2" t1="$3" read_start token listed read_end fw_end core_end dur
-  read_start="$(mark "$log" 'Calling provider defined DataSource Read')"
+  read_start="$(mark "$log" 'Received request:.*tf_rpc=ReadDataSource|tf_rpc=ReadDataSource.*Received request:|Received request: .*ReadDataSource')"
   token="$(mark "$log" 'obtained access token')"
   listed="$(mark "$log" 'listing finished')"
   dur="$(grep -m1 'listing finished' "$log" | grep -oE 'duration_ms=[0-9]+' | cut -d= -f2 || true)"
-  read_end="$(mark "$log" 'Called provider defined DataSource Read')"
+  read_end="$(mark "$log" 'state encoded')"
   fw_end="$(mark "$log" 'Received downstream response.*tf_rpc=ReadDataSource|tf_rpc=ReadDataSource.*Received downstream response|Received downstream response: .*ReadDataSource')"
   [ -n "$fw_end" ] || fw_end="$(mark -l "$log" 'Received downstream response')"
   core_end="$(mark -l "$log" 'plan operation completed')"
   echo "   phases of that plan (ms):"
-  echo "     terraform start -> provider Read called         $((read_start - t0))"
-  echo "     Read called -> listing finished (listing)       $((listed - read_start))   (engine's own duration_ms=$dur; token obtained at +$((token - read_start)))"
-  echo "     listing finished -> Read returned (values+state) $((read_end - listed))"
-  echo "     Read returned -> framework response (msgpack..)  $((fw_end - read_end))"
+  echo "     terraform start -> provider read requested      $((read_start - t0))"
+  echo "     read requested -> listing finished (listing)    $((listed - read_start))   (engine's own duration_ms=$dur; token obtained at +$((token - read_start)))"
+  echo "     listing finished -> state encoded (msgpack)      $((read_end - listed))"
+  echo "     state encoded -> response sent                   $((fw_end - read_end))"
   echo "     response -> plan operation completed (core)      $((core_end - fw_end))"
   echo "     plan operation completed -> terraform exited     $((t1 - core_end))"
 }
@@ -227,6 +236,114 @@ TF
   echo "== e2e logs and results in $work"
 }
 
+# start_emulator N LATENCY LOG: starts the emulator with N orders and sets
+# emulator_pid and emulator_url.
+start_emulator() {
+  rm -f "$work/url"
+  "$work/bin/commerce-emulator" -addr 127.0.0.1:0 -orders "$1" -files 1 -accounts 1 -latency "$2" \
+    -ready-file "$work/url" >"$3" 2>&1 &
+  emulator_pid=$!
+  for _ in $(seq 200); do [ -s "$work/url" ] && break; sleep 0.05; done
+  [ -s "$work/url" ] || { echo "the emulator did not start:"; cat "$3"; exit 1; }
+  emulator_url="$(cat "$work/url")"
+}
+
+# write_main_tf DIR URL: the benchmark's configuration, one commerce_orders
+# listing every order.
+write_main_tf() {
+  cat >"$1/main.tf" <<TF
+terraform {
+  required_providers {
+    commerce = { source = "commerce-tf/commerce" }
+  }
+}
+
+provider "commerce" {
+  base_url      = "$2"
+  client_id     = "emulator-client-id"
+  client_secret = "emulator-client-secret"
+}
+
+data "commerce_orders" "all" {
+  include_records = ${INCLUDE_RECORDS:-true}
+}
+
+output "n" {
+  value = length(data.commerce_orders.all.ids)
+}
+TF
+}
+
+# cli_config FILE DIR: a Terraform CLI configuration with dev_overrides
+# pointing at the provider binary in DIR.
+cli_config() {
+  cat >"$1" <<RC
+provider_installation {
+  dev_overrides {
+    "commerce-tf/commerce" = "$2"
+  }
+  direct {}
+}
+RC
+}
+
+run_floor() {
+  local sizes=("$@")
+  [ "${#sizes[@]}" -gt 0 ] || sizes=(60000 100000)
+  local tf latency="${FLOOR_LATENCY:-0s}" runs="${PLAN_RUNS:-3}"
+  tf="$(tools/tf-cli.sh terraform)"
+  work="$(mktemp -d /tmp/commerce-floor.XXXXXX)"
+  BENCH_OUT="${BENCH_OUT:-$work}"
+  trap cleanup EXIT INT TERM
+  echo "== floor: building the provider, the floor provider and the emulator (work dir $work)"
+  go build -o "$work/bin/terraform-provider-commerce" .
+  go build -o "$work/floor/terraform-provider-commerce" ./tools/floorprovider
+  go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
+  cli_config "$work/rc-provider" "$work/bin"
+  cli_config "$work/rc-floor" "$work/floor"
+  export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+  unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
+
+  local n
+  for n in "${sizes[@]}"; do
+    local dir="$work/n$n"
+    mkdir -p "$dir"
+    start_emulator "$n" "$latency" "$dir/emulator.log"
+    write_main_tf "$dir" "$emulator_url"
+    "$work/floor/terraform-provider-commerce" record -base-url "$emulator_url" -out "$dir/state.msgpack" \
+      -include-records="${INCLUDE_RECORDS:-true}"
+    echo "== floor N=$n (emulator -latency $latency, recorded state $(stat -c %s "$dir/state.msgpack") bytes)"
+    local run which walls_provider=() walls_floor=()
+    for run in $(seq "$runs"); do
+      for which in floor provider; do
+        echo "   load $(loadavg)"
+        PROVIDER_BIN="$work/$([ "$which" = floor ] && echo floor || echo bin)/terraform-provider-commerce" \
+          TF_CLI_CONFIG_FILE="$work/rc-$which" COMMERCE_FLOOR_STATE="$dir/state.msgpack" \
+          monitor "$tf" -chdir="$dir" plan -no-color -compact-warnings -input=false >"$dir/plan-$which.log" 2>&1
+        [ "$M_RC" -eq 0 ] || { echo "plan with the $which failed:"; tail -30 "$dir/plan-$which.log"; exit 1; }
+        grep -q "n = $n" "$dir/plan-$which.log" || { echo "plan output lacks n = $n:"; tail -20 "$dir/plan-$which.log"; exit 1; }
+        printf '   %-8s plan %d: wall %6d ms | provider peak RSS %5d MB, CPU %6d ms | terraform peak RSS %5d MB, CPU %6d ms\n' \
+          "$which" "$run" "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) "$M_PROV_CPU_MS" $((M_TF_HWM_KB / 1024)) "$M_TF_CPU_MS"
+        echo "floor N=$n which=$which run=$run wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB terraform_hwm_kb=$M_TF_HWM_KB load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
+        if [ "$which" = floor ]; then walls_floor+=("$M_WALL_MS"); else walls_provider+=("$M_WALL_MS"); fi
+      done
+    done
+    # Medians, and the ratio of each run to the floor run just before it.
+    local median_p median_f
+    median_p="$(printf '%s\n' "${walls_provider[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+    median_f="$(printf '%s\n' "${walls_floor[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+    local ratios="" i
+    for i in "${!walls_provider[@]}"; do
+      ratios+="$(awk -v p="${walls_provider[$i]}" -v f="${walls_floor[$i]}" 'BEGIN {printf "%.2f ", p / f}')"
+    done
+    echo "   N=$n: provider median $median_p ms, floor median $median_f ms, ratio of medians $(awk -v p="$median_p" -v f="$median_f" 'BEGIN {printf "%.2f", p / f}') (per run: $ratios)"
+    kill "$emulator_pid" 2>/dev/null || true
+    wait "$emulator_pid" 2>/dev/null || true
+    emulator_pid=""
+  done
+  echo "== floor logs and results in $work"
+}
+
 cmd="${1:-all}"
 shift || true
 case "$cmd" in
@@ -234,6 +351,7 @@ case "$cmd" in
   polite) run_polite ;;
   provider) run_provider ;;
   e2e) run_e2e "$@" ;;
+  floor) run_floor "$@" ;;
   all) run_client; run_polite; run_provider; run_e2e "$@" ;;
-  *) echo "usage: $0 client|polite|provider|e2e [N...]|all" >&2; exit 2 ;;
+  *) echo "usage: $0 client|polite|provider|e2e [N...]|floor [N...]|all" >&2; exit 2 ;;
 esac

@@ -303,11 +303,34 @@ func (c *Client) send(ctx context.Context, req *http.Request) (*http.Response, [
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	body, err := readBody(resp)
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 		counts.throttled429()
 	}
 	return resp, body, err
+}
+
+// readBody reads an answer's body, at most maxBodyBytes of it. With a
+// Content-Length it reads into one buffer of that size: io.ReadAll grows
+// its buffer by doubling, which for a listing of 100,000 records allocates
+// twice the bytes the service sent.
+func readBody(resp *http.Response) ([]byte, error) {
+	r := io.LimitReader(resp.Body, maxBodyBytes)
+	if n := resp.ContentLength; n > 0 && n <= maxBodyBytes {
+		// One byte more than announced: a body that ends where it said
+		// ends in io.ErrUnexpectedEOF right there.
+		buf := make([]byte, n+1)
+		k, err := io.ReadFull(r, buf)
+		switch {
+		case int64(k) == n && errors.Is(err, io.ErrUnexpectedEOF):
+			return buf[:k], nil
+		case err == nil: // longer than announced
+			rest, err := io.ReadAll(r)
+			return append(buf[:k], rest...), err
+		}
+		return buf[:k], err
+	}
+	return io.ReadAll(r)
 }
 
 // outcome is what attempt reports of an answer: a 2xx body handed to decode

@@ -120,7 +120,7 @@ func TestListCustomersGeneric(t *testing.T) {
 	}
 	var prev string
 	_, err := List(t.Context(), c, kind, ListQuery{MaxResults: 3000}, func(g Generic) error {
-		k, err := keyFor(kind.Resource, "created_at").keyOf(g)
+		k, err := keyOf(keyFor(kind.Resource, "created_at"), g)
 		if err != nil || k < prev || g.Type != "customer" || !strings.Contains(g.JSON, `"email":`) {
 			return fmt.Errorf("record %s: key %q after %q (%v), type %q", g.ID, k, prev, err, g.Type)
 		}

@@ -122,11 +122,11 @@ func (l *lister[T]) rereadByKeyset(ctx context.Context, base string, key sortKey
 		if p.total <= len(p.records) {
 			return nil, true, nil
 		}
-		firstKey, err := key.keyOf(p.records[0])
+		firstKey, err := keyOf(key, p.records[0])
 		if err != nil {
 			return nil, false, err
 		}
-		lastKey, err := key.keyOf(p.records[len(p.records)-1])
+		lastKey, err := keyOf(key, p.records[len(p.records)-1])
 		if err != nil {
 			return nil, false, err
 		}
@@ -206,7 +206,7 @@ func disorder[T Record](k sortKey, recs []T) string {
 	}
 	prev := ""
 	for _, rec := range recs {
-		v, err := k.keyOf(rec)
+		v, err := keyOf(k, rec)
 		if err != nil {
 			return "" // reported as the record's problem when it is read
 		}

@@ -143,7 +143,6 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		emit:          emit,
 		limit:         q.MaxResults,
 		createdBefore: createdBefore,
-		seen:          make(map[string]struct{}),
 		nextProgress:  ProgressInterval,
 	}
 	err = l.run(ctx, key)
@@ -211,7 +210,7 @@ func (l *lister[T]) run(ctx context.Context, key sortKey) error {
 			return err
 		}
 		l.c.markSortUnusable(ctx, r.Path, key.param(), cause)
-		l.seen = make(map[string]struct{})
+		l.seen = nil
 		l.firstListedKey, l.droppedNew = "", 0
 	}
 }
@@ -253,12 +252,21 @@ func (c *Client) markSortUnusable(ctx context.Context, path, sort, cause string)
 // true once MaxResults records have been listed. Traversal goroutine.
 func (l *lister[T]) deliver(rec T) (done bool, err error) {
 	id := rec.RecordID()
+	if l.seen == nil {
+		// Sized once from results.total: growing a map of 100,000 ids
+		// step by step allocates it several times over.
+		hint := l.stats.Total
+		if l.q.MaxResults > 0 {
+			hint = min(hint, l.q.MaxResults)
+		}
+		l.seen = make(map[string]struct{}, min(hint, 1<<20))
+	}
 	if _, dup := l.seen[id]; dup {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
 	l.seen[id] = struct{}{}
 	if l.createdBefore != "" {
-		if created, err := keyFor(l.kind.Resource, "created_at").keyOf(rec); err == nil && created >= l.createdBefore {
+		if created, err := keyOf(keyFor(l.kind.Resource, "created_at"), rec); err == nil && created >= l.createdBefore {
 			l.droppedNew++
 			return false, nil
 		}
@@ -272,7 +280,7 @@ func (l *lister[T]) deliver(rec T) (done bool, err error) {
 		return false, err
 	}
 	if l.firstListedKey == "" {
-		l.firstListedKey, _ = l.key.keyOf(rec)
+		l.firstListedKey, _ = keyOf(l.key, rec)
 	}
 	l.stats.Listed++
 	if l.q.Progress != nil && l.stats.Listed >= l.nextProgress {

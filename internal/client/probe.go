@@ -110,7 +110,7 @@ func (c *Client) probe(ctx context.Context, path string) (Resource, error) {
 	}
 	keys := make([]string, len(p.records))
 	for i, rec := range p.records {
-		if keys[i], err = byCreated.keyOf(rec); err != nil {
+		if keys[i], err = keyOf(byCreated, rec); err != nil {
 			return r, nil // nothing to page by
 		}
 	}
@@ -156,7 +156,7 @@ func (c *Client) probeRange(ctx context.Context, kind Kind[Generic], keys []stri
 	}
 	key := keyFor(kind.Resource, "created_at")
 	for _, rec := range p.records {
-		if k, err := key.keyOf(rec); err != nil || k < lo || k >= hi {
+		if k, err := keyOf(key, rec); err != nil || k < lo || k >= hi {
 			return false, nil
 		}
 	}

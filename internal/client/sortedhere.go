@@ -111,7 +111,7 @@ func sortItems[T Record](recs []T, k sortKey) ([]sortItem[T], error) {
 			it.has = true
 			switch {
 			case k.timestamp:
-				key, err := k.keyOf(rec)
+				key, err := keyOf(k, rec)
 				if err != nil {
 					return nil, err
 				}

@@ -74,8 +74,9 @@ func (k sortKey) param() string {
 }
 
 // keyOf returns rec's value of the sort attribute in the form keyset
-// filters use.
-func (k sortKey) keyOf(rec Record) (string, error) {
+// filters use. Generic rather than a method taking a Record: boxing a
+// record into the interface would copy it to the heap for every record.
+func keyOf[T Record](k sortKey, rec T) (string, error) {
 	v, ok := rec.SortValue(k.attr)
 	if !ok || v == "" {
 		return "", fmt.Errorf("record %s has no %s to continue the listing from", rec.RecordID(), k.attr)

@@ -257,7 +257,7 @@ func TestVendorOrderGetSecondPrecision(t *testing.T) {
 	// The keyset engine must accept such timestamps as sort keys.
 	for _, attr := range []string{"created_at", "updated_at"} {
 		k := sortKey{attr: attr, timestamp: true}
-		key, err := k.keyOf(got)
+		key, err := keyOf(k, got)
 		if err != nil {
 			t.Errorf("%s: %v", attr, err)
 		} else if key != "2024-05-31T16:43:31.000Z" {
@@ -400,7 +400,7 @@ func TestVendorCustomersGeneric(t *testing.T) {
 	}, "external_ref", "meta")
 	checkSortValues(t, p.records[1], map[string]string{"external_ref": "16bedceb-8b2d-4f82-a973-b0a8d8432708", "name": "Ron Swanson_"})
 	// Whole-second timestamps are keys to the millisecond like any other.
-	if k, err := keyFor(CustomersResource, "created_at").keyOf(p.records[0]); err != nil || k != "2017-01-11T18:44:45.000Z" {
+	if k, err := keyOf(keyFor(CustomersResource, "created_at"), p.records[0]); err != nil || k != "2017-01-11T18:44:45.000Z" {
 		t.Errorf("created_at key %q, %v", k, err)
 	}
 }

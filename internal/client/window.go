@@ -180,7 +180,7 @@ func (r *windowReader[T]) plan(w *window[T], p0 page[T], want quota) (pages int,
 	if w.more {
 		firstKey := ""
 		if len(p0.records) > 0 {
-			firstKey, _ = w.key.keyOf(p0.records[0])
+			firstKey, _ = keyOf(w.key, p0.records[0])
 		}
 		if n == 1 {
 			w.next <- r.continueAfter(w, firstKey, p0, want)
@@ -221,7 +221,7 @@ func (r *windowReader[T]) continueAfter(w *window[T], firstKey string, last page
 		// An inconsistent page; the traversal notices and reads the window again.
 		return continuation[T]{err: errWindowChanged}
 	}
-	lastKey, err := w.key.keyOf(last.records[len(last.records)-1])
+	lastKey, err := keyOf(w.key, last.records[len(last.records)-1])
 	if err != nil {
 		return continuation[T]{err: err}
 	}
@@ -313,7 +313,7 @@ type windowCheck[T Record] struct {
 func newWindowCheck[T Record](r *windowReader[T], key sortKey, total int) *windowCheck[T] {
 	covered := min(total, r.windowCap)
 	return &windowCheck[T]{r: r, key: key, total: total, covered: covered,
-		inWindow: make(map[string]struct{}, min(covered, 1024))}
+		inWindow: make(map[string]struct{}, covered)}
 }
 
 // page checks page i before its records are read. Traversal goroutine.
@@ -336,7 +336,7 @@ func (c *windowCheck[T]) record(rec T) error {
 	if !c.key.checked() {
 		return nil
 	}
-	k, err := c.key.keyOf(rec)
+	k, err := keyOf(c.key, rec)
 	if err != nil {
 		return c.r.contractError("", "%v", err)
 	}

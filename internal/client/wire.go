@@ -6,7 +6,9 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
+	"sync"
 )
 
 // wireRelation is one to-one relationship of a record,
@@ -246,16 +248,24 @@ func decodeEach[T Record](body []byte, decode func([]byte, bool) (T, error), kee
 
 // decodeBody decodes a list body's records as E and turns each into a T.
 func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decodedBody[T], error) {
+	data := borrowWireSlice[E]()
 	var b struct {
 		listEnvelope
 		Data *[]E `json:"data"`
 	}
+	b.Data = data
 	var out decodedBody[T]
-	if err := json.Unmarshal(body, &b); err != nil {
+	err := json.Unmarshal(body, &b)
+	if b.Data != nil {
+		defer returnWireSlice(b.Data)
+	}
+	if err != nil {
 		return out, err
 	}
 	out.env = b.listEnvelope
-	if b.Data == nil {
+	// "data": null leaves b.Data nil; an absent data array leaves it empty,
+	// like an empty one, which only a second look tells apart.
+	if b.Data == nil || (len(*b.Data) == 0 && !hasData(body)) {
 		return out, nil
 	}
 	recs := make([]T, 0, len(*b.Data))
@@ -270,4 +280,43 @@ func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decod
 		recs = append(recs, rec)
 	}
 	return out, nil
+}
+
+// hasData reports whether a list body has a data array.
+func hasData(body []byte) bool {
+	var b struct {
+		Data json.RawMessage `json:"data"`
+	}
+	return json.Unmarshal(body, &b) == nil && len(b.Data) > 0 && string(b.Data) != "null"
+}
+
+// wireSlices are pools of the slices list bodies are decoded into, one per
+// wire type: decoding a page into a fresh slice grows it by doubling, which
+// at 100,000 records allocates twice their wire form again.
+var wireSlices sync.Map // reflect.Type of E -> *sync.Pool of *[]E
+
+func wirePool[E any]() *sync.Pool {
+	p, _ := wireSlices.LoadOrStore(reflect.TypeFor[E](), &sync.Pool{})
+	pool, ok := p.(*sync.Pool)
+	if !ok {
+		panic("client: wireSlices holds a " + reflect.TypeOf(p).String())
+	}
+	return pool
+}
+
+func borrowWireSlice[E any]() *[]E {
+	if s, ok := wirePool[E]().Get().(*[]E); ok {
+		return s
+	}
+	s := make([]E, 0, DefaultPageSize)
+	return &s
+}
+
+// returnWireSlice zeroes s before it goes back: the decoder fills a reused
+// element field by field, so a field the next record lacks would keep this
+// record's value.
+func returnWireSlice[E any](s *[]E) {
+	clear((*s)[:cap(*s)])
+	*s = (*s)[:0]
+	wirePool[E]().Put(s)
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
@@ -248,7 +247,7 @@ func readWith(t *testing.T, provider map[string]tftypes.Value) ([]*tfprotov6.Dia
 	clearEnv(t)
 	var logs syncBuffer
 	ctx := tflogtest.RootLogger(t.Context(), &logs)
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	server, err := NewServer("test")()
 	if err != nil {
 		t.Fatal(err)
 	}

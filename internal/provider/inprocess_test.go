@@ -21,8 +21,18 @@ type inProcess struct {
 
 func serveInProcess(t testing.TB, srv *emulator.Server) *inProcess {
 	t.Helper()
+	return serveWith(t, srv, NewServer("test"))
+}
+
+// frameworkServer is the provider served by the framework alone, without
+// NewServer's direct reads: the reference the direct state is held to.
+var frameworkServer = providerserver.NewProtocol6WithError(New("test")())
+
+// serveWith is serveInProcess with the server newServer makes.
+func serveWith(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.ProviderServer, error)) *inProcess {
+	t.Helper()
 	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	server, err := newServer()
 	if err != nil {
 		t.Fatal(err)
 	}

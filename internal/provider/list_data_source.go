@@ -3,16 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
@@ -24,6 +24,9 @@ import (
 type listDataSource[T client.Record] struct {
 	rt     recordType[T]
 	client *client.Client
+	// encoder writes the records' state for readDirect; set by
+	// prepareDirect, from the schema.
+	encoder recordEncoder[T]
 }
 
 var _ datasource.DataSourceWithValidateConfig = (*listDataSource[client.Order])(nil)
@@ -137,37 +140,19 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 }
 
 func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	in, diags := getListInputs(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
-	expr, diags := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
-	defer cancel()
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	shape, ok := listStateShapeOf(req.Config.Raw.Type(), d.rt.kind.Name)
 	if !ok {
 		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
 		return
 	}
-	col := &collector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-	q := in.query(expr)
-	q.Progress = func(listed, total int) {
-		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), d.rt.kind.Name))
-	}
-	// Records updated during a -updated_at listing belong in front.
-	q.Late = col.addLate
-	stats, err := d.list(ctx, q, col.add)
-	if err != nil {
-		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+d.rt.kind.Name, err))
+	col, stats, maxResults, diags := listInto(ctx, d, d.client, req.Config, func(in listInputs) *valueCollector[T] {
+		return &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	})
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	state, err := stateWith(req.Config.Raw, col.computed(shape, d.rt.kind.Name, stats.Total, q.MaxResults))
+	state, err := stateWith(req.Config.Raw, col.computed(shape, d.rt.kind.Name, stats.Total, maxResults))
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", err.Error())
 		return
@@ -175,86 +160,57 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 	resp.State.Raw = state
 }
 
+// recordSink receives a listing's records: add in result order, addLate
+// those that moved ahead of them while it ran (see client.ListQuery.Late).
+type recordSink[T client.Record] interface {
+	add(T) error
+	addLate(client.Record) error
+}
+
+// listInto runs the listing cfg asks for with c, handing the records to the
+// sink newSink makes for its inputs, and returns the sink, the listing's
+// statistics and its max_results (0: no limit). Both ways of building the
+// state share it: Read (the framework's values) and readDirect (msgpack).
+func listInto[T client.Record, S recordSink[T]](ctx context.Context, d *listDataSource[T], c *client.Client, cfg tfsdk.Config, newSink func(listInputs) S) (S, client.ListStats, int, diag.Diagnostics) {
+	var sink S
+	in, diags := getListInputs(ctx, cfg)
+	expr, more := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	diags.Append(more...)
+	if diags.HasError() {
+		return sink, client.ListStats{}, 0, diags
+	}
+	ctx, cancel, more := withReadTimeout(ctx, cfg)
+	diags.Append(more...)
+	defer cancel()
+	if diags.HasError() {
+		return sink, client.ListStats{}, 0, diags
+	}
+	if c == nil {
+		diags.AddError("Provider not configured", "The provider was not configured before "+d.rt.kind.Name+" was read; this is a bug in Terraform or the provider, please report it.")
+		return sink, client.ListStats{}, 0, diags
+	}
+	sink = newSink(in)
+	q := in.query(expr)
+	q.Progress = func(listed, total int) {
+		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), d.rt.kind.Name))
+	}
+	// Records updated during a -updated_at listing belong in front.
+	q.Late = sink.addLate
+	stats, err := d.list(ctx, c, q, sink.add)
+	if err != nil {
+		diags.Append(errorDiagnostic(ctx, "list "+d.rt.kind.Name, err))
+	}
+	return sink, stats, q.MaxResults, diags
+}
+
 // list runs the listing and logs how it went, whether it failed or not.
-func (d *listDataSource[T]) list(ctx context.Context, q client.ListQuery, emit func(T) error) (client.ListStats, error) {
+func (d *listDataSource[T]) list(ctx context.Context, c *client.Client, q client.ListQuery, emit func(T) error) (client.ListStats, error) {
 	start := time.Now()
-	stats, err := client.List(ctx, d.client, d.rt.kind, q, emit)
+	stats, err := client.List(ctx, c, d.rt.kind, q, emit)
 	tflog.Info(ctx, "listing finished", map[string]any{
 		"resource": d.rt.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
 		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
 	return stats, err
-}
-
-// listStateShape is the Terraform type of a list data source's state, down
-// to one record of its records list.
-type listStateShape struct {
-	state tftypes.Object
-	list  tftypes.List
-	elem  tftypes.Object
-}
-
-func listStateShapeOf(t tftypes.Type, records string) (listStateShape, bool) {
-	state, ok := t.(tftypes.Object)
-	list, ok2 := state.AttributeTypes[records].(tftypes.List)
-	elem, ok3 := list.ElementType.(tftypes.Object)
-	return listStateShape{state, list, elem}, ok && ok2 && ok3
-}
-
-// collector turns records into state values as the listing delivers them,
-// so that the provider never holds a listing twice.
-type collector[T client.Record] struct {
-	rt                          recordType[T]
-	elem                        tftypes.Object
-	includeJSON, includeRecords bool
-	ids, records                []tftypes.Value
-	// lateIDs and lateRecords are records updated while a -updated_at
-	// listing ran: they go in front of the others.
-	lateIDs, lateRecords []tftypes.Value
-}
-
-func (c *collector[T]) add(rec T) error {
-	c.ids, c.records = c.appendTo(c.ids, c.records, rec)
-	return nil
-}
-
-func (c *collector[T]) addLate(late client.Record) error {
-	rec, ok := late.(T)
-	if !ok {
-		return fmt.Errorf("internal error: late record of type %T", late)
-	}
-	c.lateIDs, c.lateRecords = c.appendTo(c.lateIDs, c.lateRecords, rec)
-	return nil
-}
-
-func (c *collector[T]) appendTo(ids, records []tftypes.Value, rec T) ([]tftypes.Value, []tftypes.Value) {
-	ids = append(ids, tftypes.NewValue(tftypes.String, rec.RecordID()))
-	if c.includeRecords {
-		records = append(records, tftypes.NewValue(c.elem, c.rt.tfValues(rec, c.includeJSON)))
-	}
-	return ids, records
-}
-
-// computed are the attributes a read fills in: ids, total and the records,
-// late ones first, at most maxResults of them (0: no limit).
-func (c *collector[T]) computed(shape listStateShape, records string, total, maxResults int) map[string]tftypes.Value {
-	ids, recs := c.ids, c.records
-	if len(c.lateIDs) > 0 {
-		ids, recs = append(c.lateIDs, ids...), append(c.lateRecords, recs...)
-		if maxResults > 0 && len(ids) > maxResults {
-			ids = ids[:maxResults]
-			recs = recs[:min(len(recs), maxResults)]
-		}
-	}
-	// A nil slice makes an empty list; untyped nil makes null.
-	recordsValue := tftypes.NewValue(shape.list, recs)
-	if !c.includeRecords {
-		recordsValue = tftypes.NewValue(shape.list, nil)
-	}
-	return map[string]tftypes.Value{
-		"ids":   tftypes.NewValue(shape.state.AttributeTypes["ids"], ids),
-		"total": tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total))),
-		records: recordsValue,
-	}
 }

@@ -158,8 +158,8 @@ func order(id string) client.Order {
 
 func TestCollector(t *testing.T) {
 	shape := ordersShape(t)
-	collect := func(includeRecords bool, listed, late []string) *collector[client.Order] {
-		c := &collector[client.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
+	collect := func(includeRecords bool, listed, late []string) *valueCollector[client.Order] {
+		c := &valueCollector[client.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
 		for _, id := range listed {
 			if err := c.add(order(id)); err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -42,7 +43,13 @@ var _ provider.ProviderWithValidateConfig = (*commerceProvider)(nil)
 
 type commerceProvider struct {
 	version string
+	// configured is the client Configure made, for the server's direct
+	// reads (see NewServer); the framework hands it to data sources itself.
+	configured atomic.Pointer[client.Client]
 }
+
+// providerTypeName prefixes the names of the data sources.
+const providerTypeName = "commerce"
 
 // New returns the provider factory for providerserver.
 func New(version string) func() provider.Provider {
@@ -62,7 +69,7 @@ type providerModel struct {
 }
 
 func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "commerce"
+	resp.TypeName = providerTypeName
 	resp.Version = p.version
 }
 
@@ -178,6 +185,7 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		defer cancel()
 		_ = c.Authenticate(ctx)
 	}(context.WithoutCancel(ctx))
+	p.configured.Store(c)
 	resp.DataSourceData = c
 	resp.ResourceData = c
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -20,7 +19,7 @@ import (
 // protoV6Factories runs the provider in the test process, so that tests
 // see the emulator's counters and the provider's logs directly.
 var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"commerce": providerserver.NewProtocol6WithError(New("test")()),
+	"commerce": NewServer("test"),
 }
 
 // providerConfig is a provider block for srv. Environment fallbacks are

@@ -13,36 +13,49 @@ import (
 
 // field is one typed attribute of a record as Terraform sees it, with the
 // getter that reads it from a record. Declaring both together keeps the
-// schema and the state from drifting apart.
+// schema and the state from drifting apart. Exactly one getter is set, the
+// one of typ; the state is built from it either as a Terraform value (value)
+// or straight as msgpack (encode, see state_encoder.go).
 type field[T client.Record] struct {
 	name        string
 	description string
 	typ         attr.Type // types.StringType, types.Int64Type or types.BoolType
-	value       func(T) tftypes.Value
+	str         func(T) string
+	num         func(T) *int64
+	flag        func(T) *bool
 }
 
 // stringField is a string attribute; the service's empty string is null.
 func stringField[T client.Record](name, description string, get func(T) string) field[T] {
-	return field[T]{name, description, types.StringType, func(rec T) tftypes.Value { return tfString(get(rec)) }}
+	return field[T]{name: name, description: description, typ: types.StringType, str: get}
 }
 
 // int64Field is a whole-number attribute; a nil value is null.
 func int64Field[T client.Record](name, description string, get func(T) *int64) field[T] {
-	return field[T]{name, description, types.Int64Type, func(rec T) tftypes.Value { return tfInt64(get(rec)) }}
+	return field[T]{name: name, description: description, typ: types.Int64Type, num: get}
 }
 
 // boolField is a boolean attribute; a nil value is null.
 func boolField[T client.Record](name, description string, get func(T) *bool) field[T] {
-	return field[T]{name, description, types.BoolType, func(rec T) tftypes.Value { return tfBool(get(rec)) }}
+	return field[T]{name: name, description: description, typ: types.BoolType, flag: get}
+}
+
+// value is the attribute of rec as a Terraform value.
+func (f field[T]) value(rec T) tftypes.Value {
+	switch {
+	case f.num != nil:
+		return tfInt64(f.num(rec))
+	case f.flag != nil:
+		return tfBool(f.flag(rec))
+	}
+	return tfString(f.str(rec))
 }
 
 // recordFields are the attributes every record has, then the given ones.
-// The id goes into the state as sent, never as null: every record has one.
+// The id is never null: the client refuses a record without one.
 func recordFields[T client.Record](own ...field[T]) []field[T] {
 	return append([]field[T]{
-		{"id", "Identifier of the record.", types.StringType, func(rec T) tftypes.Value {
-			return tftypes.NewValue(tftypes.String, rec.Base().ID)
-		}},
+		stringField("id", "Identifier of the record.", func(rec T) string { return rec.Base().ID }),
 		stringField("created_at", "When the record was created (ISO 8601, as the service reports it).", func(rec T) string { return rec.Base().CreatedAt }),
 	}, own...)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -61,7 +60,7 @@ func whereElem(attribute, op, value string) map[string]tftypes.Value {
 // Terraform runs it, one mistake is one error, on the attribute that holds
 // it, and says what was probably meant.
 func TestValidateOneDiagnosticPerMistake(t *testing.T) {
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	server, err := NewServer("test")()
 	if err != nil {
 		t.Fatal(err)
 	}

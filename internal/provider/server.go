@@ -1,0 +1,157 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// NewServer is the provider's protocol-6 server, which the binary serves:
+// the framework's server for everything (schemas, validation, configuration,
+// the single-record data sources), except that ReadDataSource of the list
+// data sources writes their state as msgpack directly (see
+// state_encoder.go). For 100,000 records that is the difference between
+// gigabytes of value trees and one buffer the size of the state.
+//
+// The framework's own Read of the list data sources stays, built from the
+// same listing: it serves whoever runs the provider through providerserver,
+// and the tests hold the direct state to it.
+func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		ctx := context.Background()
+		p := &commerceProvider{version: version}
+		framework, err := providerserver.NewProtocol6WithError(p)()
+		if err != nil {
+			return nil, err
+		}
+		s := &server{ProviderServer: framework, provider: p, direct: map[string]directList{}}
+		for _, newDataSource := range p.DataSources(ctx) {
+			ds, ok := newDataSource().(directReader)
+			if !ok {
+				continue
+			}
+			var meta datasource.MetadataResponse
+			ds.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: providerTypeName}, &meta)
+			var sch datasource.SchemaResponse
+			ds.Schema(ctx, datasource.SchemaRequest{}, &sch)
+			typ := sch.Schema.Type().TerraformType(ctx)
+			if err := ds.prepareDirect(typ); err != nil {
+				return nil, fmt.Errorf("%s: %w", meta.TypeName, err)
+			}
+			s.direct[meta.TypeName] = directList{ds: ds, schema: sch.Schema, typ: typ}
+		}
+		return s, nil
+	}
+}
+
+// directReader is a data source whose state readDirect writes as msgpack.
+type directReader interface {
+	datasource.DataSource
+	// prepareDirect derives the encoder from the schema's Terraform type.
+	prepareDirect(typ tftypes.Type) error
+	// readDirect reads with c and returns the msgpack state, or nil and
+	// the errors. Safe for concurrent reads: the server shares one
+	// instance among all blocks of the data source.
+	readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics)
+}
+
+type directList struct {
+	ds     directReader
+	schema schema.Schema
+	typ    tftypes.Type
+}
+
+// server embeds the framework's server and answers ReadDataSource of the
+// list data sources itself. Protocol features the framework offers behind
+// optional interfaces (list resources, actions, state stores) are not
+// promoted; the provider has none of them.
+type server struct {
+	tfprotov6.ProviderServer
+	provider *commerceProvider
+	direct   map[string]directList
+}
+
+func (s *server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	l, ok := s.direct[req.TypeName]
+	if !ok || req.Config == nil {
+		return s.ProviderServer.ReadDataSource(ctx, req)
+	}
+	config, err := req.Config.Unmarshal(l.typ)
+	if err != nil {
+		//nolint:nilerr // a configuration that does not decode fails the read, not the RPC
+		return &tfprotov6.ReadDataSourceResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+			Severity: tfprotov6.DiagnosticSeverityError,
+			Summary:  "Unable to Convert Configuration",
+			Detail:   "The configuration Terraform sent does not match the data source's schema; this is a bug in the provider or Terraform, please report it:\n\n" + err.Error(),
+		}}}, nil
+	}
+	state, diags := l.ds.readDirect(ctx, s.provider.configured.Load(), tfsdk.Config{Raw: config, Schema: l.schema})
+	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
+	if state == nil {
+		// As the framework does: a read that failed answers with its
+		// configuration, which Terraform ignores next to the errors.
+		dv, err := tfprotov6.NewDynamicValue(l.typ, config)
+		if err != nil {
+			return nil, err
+		}
+		resp.State = &dv
+		return resp, nil
+	}
+	tflog.Debug(ctx, "state encoded", map[string]any{"data_source": req.TypeName, "state_bytes": len(state)})
+	resp.State = &tfprotov6.DynamicValue{MsgPack: state}
+	return resp, nil
+}
+
+// protoDiagnostics are diags as the protocol carries them, attribute paths
+// included, as the framework converts its own.
+func protoDiagnostics(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
+	var out []*tfprotov6.Diagnostic
+	for _, d := range diags {
+		pd := &tfprotov6.Diagnostic{Summary: d.Summary(), Detail: d.Detail(), Severity: tfprotov6.DiagnosticSeverityInvalid}
+		switch d.Severity() {
+		case diag.SeverityError:
+			pd.Severity = tfprotov6.DiagnosticSeverityError
+		case diag.SeverityWarning:
+			pd.Severity = tfprotov6.DiagnosticSeverityWarning
+		}
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			pd.Attribute = attributePath(ctx, wp.Path())
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// attributePath is p as the protocol carries it.
+func attributePath(ctx context.Context, p path.Path) *tftypes.AttributePath {
+	steps := make([]tftypes.AttributePathStep, 0, len(p.Steps()))
+	for _, step := range p.Steps() {
+		switch s := step.(type) {
+		case path.PathStepAttributeName:
+			steps = append(steps, tftypes.AttributeName(string(s)))
+		case path.PathStepElementKeyInt:
+			steps = append(steps, tftypes.ElementKeyInt(int64(s)))
+		case path.PathStepElementKeyString:
+			steps = append(steps, tftypes.ElementKeyString(string(s)))
+		case path.PathStepElementKeyValue:
+			v, err := s.ToTerraformValue(ctx)
+			if err != nil {
+				// The diagnostic keeps the attribute, if not the element.
+				return tftypes.NewAttributePathWithSteps(steps)
+			}
+			steps = append(steps, tftypes.ElementKeyValue(v))
+		}
+	}
+	return tftypes.NewAttributePathWithSteps(steps)
+}

@@ -1,0 +1,247 @@
+package provider
+
+// Direct state encoding of the list data sources.
+//
+// Terraform receives a data source's state as msgpack. The framework gets
+// there through generic value trees: a tftypes.Value per attribute of every
+// record, copied, walked for semantic equality, compared, then marshalled by
+// reflection. At 60,000 orders that is gigabytes allocated for 30 MB of
+// msgpack. The list data sources instead write each record's msgpack as the
+// listing hands it over, from the record's typed fields, and splice it with
+// the configuration's own values into the state.
+//
+// The schema stays the single definition: the encoder takes its attribute
+// names, order and types from the framework schema's Terraform type and
+// checks each against the record type's field (newRecordEncoder). The bytes
+// are those tftypes would write (same library, same rules: object keys
+// sorted, null for the service's "no value", integers in their smallest
+// form; see msgpack.go); state_encoder_test.go compares the two byte for
+// byte.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// recordEncoder writes one record as the msgpack of its state object.
+type recordEncoder[T client.Record] struct {
+	// attrs are in the order msgpack objects list their keys: sorted.
+	attrs []attrEncoder[T]
+}
+
+type attrEncoder[T client.Record] struct {
+	name  string
+	field *field[T] // nil for json, which depends on include_json
+}
+
+// newRecordEncoder derives the encoder of elem, the Terraform type of one
+// record in the schema, from rt's fields. Every attribute of the schema must
+// have a field of the same type, and every field an attribute: a mismatch is
+// a bug, reported when the provider server starts.
+func newRecordEncoder[T client.Record](elem tftypes.Object, rt recordType[T]) (recordEncoder[T], error) {
+	byName := make(map[string]*field[T], len(rt.fields))
+	for i := range rt.fields {
+		byName[rt.fields[i].name] = &rt.fields[i]
+	}
+	names := make([]string, 0, len(elem.AttributeTypes))
+	for name := range elem.AttributeTypes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var enc recordEncoder[T]
+	for _, name := range names {
+		typ := elem.AttributeTypes[name]
+		if name == jsonField {
+			if !typ.Is(tftypes.String) {
+				return enc, fmt.Errorf("%s: attribute %q is %s, not a string", rt.kind.Name, name, typ)
+			}
+			enc.attrs = append(enc.attrs, attrEncoder[T]{name: name})
+			continue
+		}
+		f, ok := byName[name]
+		if !ok {
+			return enc, fmt.Errorf("%s: attribute %q of the schema has no field", rt.kind.Name, name)
+		}
+		delete(byName, name)
+		if want := f.typ.TerraformType(context.Background()); !typ.Is(want) {
+			return enc, fmt.Errorf("%s: attribute %q is %s in the schema, %s in its field", rt.kind.Name, name, typ, want)
+		}
+		enc.attrs = append(enc.attrs, attrEncoder[T]{name: name, field: f})
+	}
+	for name := range byName {
+		return enc, fmt.Errorf("%s: field %q is not in the schema", rt.kind.Name, name)
+	}
+	return enc, nil
+}
+
+// appendRecord appends rec's state object to dst.
+func (e recordEncoder[T]) appendRecord(dst []byte, rec T, includeJSON bool) []byte {
+	dst = appendMapLen(dst, len(e.attrs))
+	for _, a := range e.attrs {
+		dst = appendString(dst, a.name)
+		switch f := a.field; {
+		case f == nil:
+			if includeJSON {
+				dst = appendString(dst, rec.Base().JSON)
+			} else {
+				dst = append(dst, msgpackNil)
+			}
+		case f.num != nil:
+			dst = appendInt(dst, f.num(rec))
+		case f.flag != nil:
+			dst = appendBool(dst, f.flag(rec))
+		default:
+			dst = appendStringOrNil(dst, f.str(rec))
+		}
+	}
+	return dst
+}
+
+// chunkSize is the unit a chunkWriter grows by: large enough that the
+// chunk list stays short, small enough that the last chunk's slack does not
+// matter.
+const chunkSize = 1 << 20
+
+// chunkWriter collects msgpack in fixed-size chunks, so that growing it
+// never copies what it holds (a doubling buffer would hold up to three
+// times the state at its peak), and remembers where each item ends, so that
+// a list can be cut after any item.
+type chunkWriter struct {
+	chunks [][]byte
+	n      int
+	ends   []int // the offset after each item
+}
+
+// add appends one list item's msgpack.
+func (w *chunkWriter) add(item []byte) {
+	for len(item) > 0 {
+		if len(w.chunks) == 0 || len(w.chunks[len(w.chunks)-1]) == chunkSize {
+			w.chunks = append(w.chunks, make([]byte, 0, chunkSize))
+		}
+		last := &w.chunks[len(w.chunks)-1]
+		k := copy((*last)[len(*last):cap(*last)], item)
+		*last = (*last)[:len(*last)+k]
+		item = item[k:]
+		w.n += k
+	}
+	w.ends = append(w.ends, w.n)
+}
+
+// items is how many items were written.
+func (w *chunkWriter) items() int { return len(w.ends) }
+
+// sizeOf is the byte length of the first k items.
+func (w *chunkWriter) sizeOf(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return w.ends[k-1]
+}
+
+// appendItems appends the msgpack of the first k items to dst.
+func (w *chunkWriter) appendItems(dst []byte, k int) []byte {
+	rest := w.sizeOf(k)
+	for _, c := range w.chunks {
+		if rest == 0 {
+			break
+		}
+		c = c[:min(len(c), rest)]
+		dst = append(dst, c...)
+		rest -= len(c)
+	}
+	return dst
+}
+
+// encodedList is one list attribute of the state, written as it was
+// listed: the late items first (see client.ListQuery.Late), then the others,
+// at most limit in all (0: no limit). null makes it a null list.
+type encodedList struct {
+	late, main *chunkWriter
+	limit      int
+	null       bool
+}
+
+// counts are how many late and main items the list keeps.
+func (l encodedList) counts() (late, main int) {
+	late, main = l.late.items(), l.main.items()
+	if l.limit > 0 && late+main > l.limit {
+		late = min(late, l.limit)
+		main = l.limit - late
+	}
+	return late, main
+}
+
+func (l encodedList) size() int {
+	if l.null {
+		return 1
+	}
+	late, main := l.counts()
+	return 5 + l.late.sizeOf(late) + l.main.sizeOf(main) // 5: the largest array header
+}
+
+func (l encodedList) appendTo(dst []byte) []byte {
+	if l.null {
+		return append(dst, msgpackNil)
+	}
+	late, main := l.counts()
+	dst = appendArrayLen(dst, late+main)
+	dst = l.late.appendItems(dst, late)
+	return l.main.appendItems(dst, main)
+}
+
+// encodeState is the msgpack of a list data source's state: the
+// configuration's values, with the computed attributes given as encoded
+// lists (ids, the records) or values (total) in their place. Allocates the
+// state once, at its exact size.
+func encodeState(config tftypes.Value, lists map[string]encodedList, values map[string]tftypes.Value) ([]byte, error) {
+	typ, ok := config.Type().(tftypes.Object)
+	if !ok {
+		return nil, fmt.Errorf("configuration of type %s, not an object", config.Type())
+	}
+	var configured map[string]tftypes.Value
+	if err := config.As(&configured); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(typ.AttributeTypes))
+	for name := range typ.AttributeTypes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	// Everything but the lists is small: encode it on its own, then splice.
+	small := make(map[string][]byte, len(names))
+	size := 5
+	for _, name := range names {
+		size += 5 + len(name)
+		if l, ok := lists[name]; ok {
+			size += l.size()
+			continue
+		}
+		v, ok := values[name]
+		if !ok {
+			v = configured[name]
+		}
+		dv, err := tfprotov6.NewDynamicValue(typ.AttributeTypes[name], v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		small[name] = dv.MsgPack
+		size += len(dv.MsgPack)
+	}
+	out := make([]byte, 0, size)
+	out = appendMapLen(out, len(names))
+	for _, name := range names {
+		out = appendString(out, name)
+		if l, ok := lists[name]; ok {
+			out = l.appendTo(out)
+		} else {
+			out = append(out, small[name]...)
+		}
+	}
+	return out, nil
+}
