@@ -18,8 +18,9 @@ import (
 const exampleTimestamp = "2026-01-01T00:00:00.000Z"
 
 // checkFilterText parses a filter expression and checks its terms against
-// what the provider knows of the resource, without asking the service.
-func checkFilterText(p path.Path, text string, r client.Resource, example string) diag.Diagnostics {
+// what the provider knows of the resource, without asking the service; with
+// r nil (an endpoint the capability table does not know), the grammar only.
+func checkFilterText(p path.Path, text string, r *client.Resource, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	expr, err := filter.Parse(text)
 	if err != nil {
@@ -63,8 +64,11 @@ func wherePaths(p path.Path, op filter.Op) termPaths {
 
 // checkTerm checks one term's attribute, operator and values. src is the
 // term as the user wrote it, for quoting in messages.
-func checkTerm(ps termPaths, t filter.Term, src string, r client.Resource, example string) diag.Diagnostics {
+func checkTerm(ps termPaths, t filter.Term, src string, r *client.Resource, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
+	if r == nil {
+		return diags
+	}
 	fa, known := r.Filters[t.Attribute]
 	if !known {
 		diags.AddAttributeError(ps.attribute, "Unknown filter attribute",

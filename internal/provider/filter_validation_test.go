@@ -209,7 +209,7 @@ func TestCheckFilterText(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkFilterText(p, tc.text, tc.r, thingsExample), tc.diags...)
+			checkDiags(t, checkFilterText(p, tc.text, &tc.r, thingsExample), tc.diags...)
 		})
 	}
 }
@@ -236,7 +236,7 @@ func TestCheckUnknownAttribute(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkFilterText(path.Root("filter"), tc.text, tc.r, thingsExample), tc.diags...)
+			checkDiags(t, checkFilterText(path.Root("filter"), tc.text, &tc.r, thingsExample), tc.diags...)
 		})
 	}
 }
@@ -250,7 +250,7 @@ func TestCheckTermFollowsTheTable(t *testing.T) {
 		for name, fa := range r.Filters {
 			for _, op := range filter.Ops() {
 				term := filter.NewTerm(op, name, valid[fa.Kind])
-				diags := checkTerm(wherePaths(path.Root("where").AtListIndex(0), op), term, term.String(), r, "ex")
+				diags := checkTerm(wherePaths(path.Root("where").AtListIndex(0), op), term, term.String(), &r, "ex")
 				if refused := diags.HasError(); refused == fa.Allows(op) {
 					t.Errorf("%s %s: refused = %v, table allows = %v %v", r.Name, term, refused, fa.Allows(op), diags)
 				}
@@ -287,7 +287,7 @@ func TestCheckTermPaths(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkTerm(tc.ps, tc.term, tc.term.String(), things, thingsExample), tc.diags...)
+			checkDiags(t, checkTerm(tc.ps, tc.term, tc.term.String(), &things, thingsExample), tc.diags...)
 		})
 	}
 }

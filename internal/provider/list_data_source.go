@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -11,9 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
@@ -130,13 +127,18 @@ func (d *listDataSource[T]) Configure(_ context.Context, req datasource.Configur
 }
 
 func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	in, diags := getListInputs(ctx, req.Config)
+	in, diags := getListInputs(ctx, req.Config, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, diags = in.expression(ctx, d.rt.kind.Resource, d.rt.example)
+	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example)
 	resp.Diagnostics.Append(diags...)
+}
+
+// target is what every read of the data source lists.
+func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) (listTarget[T], diag.Diagnostics) {
+	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example}, nil
 }
 
 func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -145,7 +147,7 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
 		return
 	}
-	col, stats, maxResults, diags := listInto(ctx, d, d.client, req.Config, func(in listInputs) *valueCollector[T] {
+	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target, func(in listInputs) *valueCollector[T] {
 		return &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
 	})
 	resp.Diagnostics.Append(diags...)
@@ -158,59 +160,4 @@ func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	resp.State.Raw = state
-}
-
-// recordSink receives a listing's records: add in result order, addLate
-// those that moved ahead of them while it ran (see client.ListQuery.Late).
-type recordSink[T client.Record] interface {
-	add(T) error
-	addLate(client.Record) error
-}
-
-// listInto runs the listing cfg asks for with c, handing the records to the
-// sink newSink makes for its inputs, and returns the sink, the listing's
-// statistics and its max_results (0: no limit). Both ways of building the
-// state share it: Read (the framework's values) and readDirect (msgpack).
-func listInto[T client.Record, S recordSink[T]](ctx context.Context, d *listDataSource[T], c *client.Client, cfg tfsdk.Config, newSink func(listInputs) S) (S, client.ListStats, int, diag.Diagnostics) {
-	var sink S
-	in, diags := getListInputs(ctx, cfg)
-	expr, more := in.expression(ctx, d.rt.kind.Resource, d.rt.example)
-	diags.Append(more...)
-	if diags.HasError() {
-		return sink, client.ListStats{}, 0, diags
-	}
-	ctx, cancel, more := withReadTimeout(ctx, cfg)
-	diags.Append(more...)
-	defer cancel()
-	if diags.HasError() {
-		return sink, client.ListStats{}, 0, diags
-	}
-	if c == nil {
-		diags.AddError("Provider not configured", "The provider was not configured before "+d.rt.kind.Name+" was read; this is a bug in Terraform or the provider, please report it.")
-		return sink, client.ListStats{}, 0, diags
-	}
-	sink = newSink(in)
-	q := in.query(expr)
-	q.Progress = func(listed, total int) {
-		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), d.rt.kind.Name))
-	}
-	// Records updated during a -updated_at listing belong in front.
-	q.Late = sink.addLate
-	stats, err := d.list(ctx, c, q, sink.add)
-	if err != nil {
-		diags.Append(errorDiagnostic(ctx, "list "+d.rt.kind.Name, err))
-	}
-	return sink, stats, q.MaxResults, diags
-}
-
-// list runs the listing and logs how it went, whether it failed or not.
-func (d *listDataSource[T]) list(ctx context.Context, c *client.Client, q client.ListQuery, emit func(T) error) (client.ListStats, error) {
-	start := time.Now()
-	stats, err := client.List(ctx, c, d.rt.kind, q, emit)
-	tflog.Info(ctx, "listing finished", map[string]any{
-		"resource": d.rt.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
-		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled,
-		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
-	})
-	return stats, err
 }

@@ -26,14 +26,19 @@ type listInputs struct {
 	ConsistencyBuffer types.String `tfsdk:"consistency_buffer"`
 }
 
-func getListInputs(ctx context.Context, cfg attributeGetter) (listInputs, diag.Diagnostics) {
+// getListInputs reads the arguments; include_json only where the schema has
+// it (commerce_list keeps every record's JSON).
+func getListInputs(ctx context.Context, cfg attributeGetter, withJSON bool) (listInputs, diag.Diagnostics) {
 	var in listInputs
 	var diags diag.Diagnostics
 	diags.Append(cfg.GetAttribute(ctx, path.Root("filter"), &in.Filter)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("where"), &in.Where)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("sort"), &in.Sort)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("max_results"), &in.MaxResults)...)
-	diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &in.IncludeJSON)...)
+	in.IncludeJSON = types.BoolValue(true)
+	if withJSON {
+		diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &in.IncludeJSON)...)
+	}
 	diags.Append(cfg.GetAttribute(ctx, path.Root("include_records"), &in.IncludeRecords)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("consistency_buffer"), &in.ConsistencyBuffer)...)
 	return in, diags
@@ -58,7 +63,7 @@ func (in listInputs) query(expr string) client.ListQuery {
 
 // expression combines filter and where into the filter the service gets.
 // Parts unknown at plan time are skipped (validation runs again at read).
-func (in listInputs) expression(ctx context.Context, r client.Resource, example string) (expr string, diags diag.Diagnostics) {
+func (in listInputs) expression(ctx context.Context, r *client.Resource, example string) (expr string, diags diag.Diagnostics) {
 	known := true
 	var parts []string
 	if in.Filter.IsUnknown() {
@@ -88,7 +93,7 @@ var objectAsOptions = basetypes.ObjectAsOptions{}
 
 // whereTerms are the filter terms of the where elements that are known and
 // valid; known is false when any element is unknown at plan time.
-func whereTerms(ctx context.Context, where types.List, r client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
+func whereTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
 	known = true
 	var wheres []types.Object
 	diags.Append(where.ElementsAs(ctx, &wheres, false)...)

@@ -86,7 +86,7 @@ func TestExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expr, diags := tc.in.expression(ctx, client.OrdersResource, orderType.example)
+			expr, diags := tc.in.expression(ctx, &client.OrdersResource, orderType.example)
 			if expr != tc.expr {
 				t.Errorf("expression = %q, want %q", expr, tc.expr)
 			}

@@ -138,7 +138,7 @@ func (c *msgpackCollector[T]) state(config tftypes.Value, records string, total,
 // state_encoder.go): the same inputs, listing and diagnostics, without the
 // framework's value trees.
 func (d *listDataSource[T]) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
-	col, stats, maxResults, diags := listInto(ctx, d, c, cfg, func(in listInputs) *msgpackCollector[T] {
+	col, stats, maxResults, diags := listInto(ctx, c, cfg, d.target, func(in listInputs) *msgpackCollector[T] {
 		return &msgpackCollector[T]{enc: d.encoder, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
 	})
 	if diags.HasError() {

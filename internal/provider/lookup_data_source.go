@@ -106,7 +106,7 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 	name, value, ok, diags := d.selected(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if ok && name == "filter" {
-		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, d.rt.kind.Resource, d.rt.example)...)
+		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, &d.rt.kind.Resource, d.rt.example)...)
 	}
 }
 
