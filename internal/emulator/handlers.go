@@ -38,6 +38,12 @@ func (s *Server) handle(r *http.Request) *response {
 // route finds the table whose list path path is, or is below: then id is
 // the rest after the list path's slash.
 func (s *Server) route(path string) (t *table, id string, hasID bool) {
+	for alias, name := range s.opts.Aliases {
+		if rest, ok := strings.CutPrefix(path, alias); ok && (rest == "" || rest[0] == '/') {
+			id, hasID = strings.CutPrefix(rest, "/")
+			return s.table(name), id, hasID
+		}
+	}
 	for _, t := range s.tables {
 		rest, ok := strings.CutPrefix(path, t.res.path())
 		if !ok || (rest != "" && rest[0] != '/') {

@@ -49,6 +49,12 @@ type Options struct {
 	DefaultPageLimit int
 	// MaxPageLimit is the largest page[limit] accepted. Default 100.
 	MaxPageLimit int
+	// Aliases serves a resource at another list path too, by path
+	// ("/v2/members" -> "customers"): an endpoint the provider's
+	// capability table does not know, with the capabilities of the one it
+	// stands for, for tests of how the provider finds them out. The path
+	// must be below a resource prefix (/v2, /pcm).
+	Aliases map[string]string
 	// OffsetLimit is the largest page[offset] accepted. Default 10,000. It
 	// is a hard limit for orders and files and a soft one, the store's
 	// setting, for the other resources.

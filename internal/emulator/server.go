@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,11 @@ type Server struct {
 // as an http.Handler (for example with httptest) or call Start instead.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
+	for alias, name := range opts.Aliases {
+		if !isResourcePath(alias) || !slices.ContainsFunc(resources, func(r *resource) bool { return r.name == name }) {
+			panic(fmt.Sprintf("emulator: alias %s -> %s: the path must be below %s and the resource one of the emulator's", alias, name, strings.Join(resourcePrefixes, ", ")))
+		}
+	}
 	s := &Server{
 		opts:  opts,
 		cache: newResultCache(opts.CacheSize),

@@ -70,6 +70,11 @@ func checkTerm(ps termPaths, t filter.Term, src string, r *client.Resource, exam
 		return diags
 	}
 	fa, known := r.Filters[t.Attribute]
+	if len(r.Filters) == 0 {
+		diags.AddAttributeError(ps.attribute, "Endpoint takes no filter",
+			fmt.Sprintf("%s: %q: the service does not filter %s at all (it refuses any filter); remove filter and where.", ps.attribute, src, r.Name))
+		return diags
+	}
 	if !known {
 		diags.AddAttributeError(ps.attribute, "Unknown filter attribute",
 			fmt.Sprintf("%s: %q: %s cannot be filtered on %q%s The service filters %s on: %s.\n\nExample: %s",

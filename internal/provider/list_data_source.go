@@ -3,161 +3,271 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// listDataSource is the one implementation behind commerce_orders,
-// commerce_files and commerce_accounts.
-type listDataSource[T client.Record] struct {
-	rt     recordType[T]
-	client *client.Client
-	// encoder writes the records' state for readDirect; set by
-	// prepareDirect, from the schema.
-	encoder recordEncoder[T]
+// anyList is commerce_list: every record of any list endpoint of the
+// service, on the same listing engine and state paths as the typed lists.
+// What the endpoint can do comes from the capability table where the path
+// is in it, else from a probe of the service at the first read.
+type anyList struct {
+	client  *client.Client
+	encoder recordEncoder[client.Generic]
 }
 
-var _ datasource.DataSourceWithValidateConfig = (*listDataSource[client.Order])(nil)
+// recordsAttribute holds commerce_list's records.
+const recordsAttribute = "records"
 
-func (d *listDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Name
+// genericType is how a record of any endpoint maps to Terraform: what
+// every JSON:API record has, and its JSON (always kept).
+var genericType = recordType[client.Generic]{
+	kind: client.GenericKind(client.Resource{Name: recordsAttribute}),
+	fields: recordFields(
+		updatedAt[client.Generic](),
+		stringField("type", "The record's JSON:API `type`, e.g. `customer`; null when it has none.", func(g client.Generic) string { return g.Type }),
+	),
 }
 
-func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	r := d.rt.kind.Resource
-	attrs := d.arguments()
+// genericSorts are the orders offered on an endpoint the capability table
+// does not know: the attributes every generic record has, which the
+// provider can sort by itself if the service cannot.
+var genericSorts = []string{"created_at", "updated_at", "id"}
+
+var _ datasource.DataSourceWithValidateConfig = (*anyList)(nil)
+
+// NewListDataSource is commerce_list.
+func NewListDataSource() datasource.DataSource { return &anyList{} }
+
+func (d *anyList) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_list"
+}
+
+func (d *anyList) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := commonListArguments(recordsAttribute, "created_at")
+	attrs["path"] = schema.StringAttribute{
+		Required: true,
+		MarkdownDescription: "Path of a list endpoint on the configured service, e.g. `/v2/customers` or `/pcm/hierarchies`: no scheme, host, query string or `..`. " +
+			"Read with GET, on `base_url`, with the provider's credentials. " + knownPathsNote(),
+		Validators: []validator.String{listPathValidator{}},
+	}
+	attrs["filter"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `eq(email,ann@example.org)`. " +
+			"The grammar is checked at plan time; the attributes and operators too where the path is one the provider knows, otherwise the service checks them (a warning says so).",
+	}
+	attrs["sort"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Order of the results; a leading `-` means descending. Defaults to `created_at` (oldest first). " +
+			"Where the path is known, the orders its data source offers; elsewhere `created_at`, `updated_at` and `id`. " +
+			"Orders the service cannot give, the provider sorts itself after listing every matching record.",
+	}
 	attrs["ids"] = schema.ListAttribute{
 		Computed:            true,
 		ElementType:         types.StringType,
-		MarkdownDescription: fmt.Sprintf("Ids of the matching %s, in result order.", r.Name),
+		MarkdownDescription: "Ids of the matching records, in result order.",
 	}
 	attrs["total"] = schema.Int64Attribute{
 		Computed:            true,
-		MarkdownDescription: fmt.Sprintf("How many %s match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.", r.Name),
+		MarkdownDescription: "How many records match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.",
 	}
-	attrs[r.Name] = schema.ListNestedAttribute{
+	records := genericType.schemaAttributes(nil)
+	records[jsonField] = schema.StringAttribute{
 		Computed:            true,
-		MarkdownDescription: fmt.Sprintf("The matching %s, in result order.", r.Name),
-		NestedObject:        schema.NestedAttributeObject{Attributes: d.rt.schemaAttributes(nil)},
+		MarkdownDescription: "The record exactly as the service sent it, as a JSON string: decode it with `jsondecode` for its attributes, relationships and meta.",
+	}
+	attrs[recordsAttribute] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "The matching records, in result order: what every record has, and the whole record as JSON.",
+		NestedObject:        schema.NestedAttributeObject{Attributes: records},
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
-			"the provider pages through the whole result set, also past the service's %s-record offset limit.\n\n%s", r.Singular, thousands(client.OffsetLimit), howListed(r)),
+		MarkdownDescription: fmt.Sprintf("Lists every record of any list endpoint of the service, in the requested order, however many there are, "+
+			"with the same paging, retries and completeness as the typed data sources: past the service's %s-record offset limit wherever the endpoint sorts and filters by `created_at`, "+
+			"and a clear error naming the limit where nothing can reach further.\n\n%s", thousands(client.OffsetLimit), probeNote()),
 		Attributes: attrs,
 		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
 	}
 }
 
-// arguments are the attributes a configuration sets.
-func (d *listDataSource[T]) arguments() map[string]schema.Attribute {
-	r := d.rt.kind.Resource
-	sorts := make([]string, 0, 2*len(r.SortAttributes()))
-	for _, s := range r.SortAttributes() {
-		sorts = append(sorts, s, "-"+s)
-	}
-	return map[string]schema.Attribute{
-		"filter": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: fmt.Sprintf("Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `%s`. "+
-				"Checked at plan time against what the service accepts: %s. An attribute not listed is an error, which suggests the closest listed one.", d.rt.example, filterTable(r)),
-		},
-		"where": whereAttribute(r),
-		"sort": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "Order of the results: " + backticks(sorts) + "; a leading `-` means descending. Defaults to `" + r.DefaultSort + "` (oldest first). " + sortNote(r),
-			Validators:          []validator.String{stringvalidator.OneOf(sorts...)},
-		},
-		"max_results": schema.Int64Attribute{
-			Optional:            true,
-			MarkdownDescription: "Stop after this many records. Defaults to all of them.",
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
-		},
-		"include_records": schema.BoolAttribute{
-			Optional: true,
-			MarkdownDescription: fmt.Sprintf("Fill `%s` with the records. Defaults to true. Set it to false when `ids` (and `total`) are all you need: "+
-				"the state then holds one string per record instead of a whole object, which for 100,000 records saves most of the provider's and Terraform's memory and time.", r.Name),
-		},
-		"consistency_buffer": schema.StringAttribute{
-			Optional: true,
-			MarkdownDescription: "Leave out records created less than this long before the read started, as a duration such as `60s` or `5m`. " +
-				"The service is eventually consistent: records created in the last moments may not all be visible yet, so a list that includes them can differ between two runs. " +
-				"With a buffer the list is complete up to a fixed point in time. Defaults to none: every record the service shows. " +
-				"Sent to the service as `lt(created_at,...)` where it filters on `created_at`, applied by the provider otherwise; `total` counts what is left.",
-			Validators: []validator.String{durationValidator{}},
-		},
-		"include_json": schema.BoolAttribute{
-			Optional:            true,
-			MarkdownDescription: "Also keep each record's raw JSON in its `json` attribute. Defaults to false, which keeps the state small.",
-		},
-	}
-}
-
-func whereAttribute(r client.Resource) schema.Attribute {
-	ops := make([]string, 0, 7)
-	for _, o := range filter.Ops() {
-		ops = append(ops, string(o))
-	}
-	return schema.ListNestedAttribute{
-		Optional: true,
-		MarkdownDescription: "Conditions the provider turns into filter terms for you, quoting values so that any text (commas, parentheses, quotes, `*`, non-ASCII) matches exactly. " +
-			"AND-ed with each other and with `filter`.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to compare, e.g. `" + r.FilterAttributeNames()[0] + "`."},
-			// Checked by whereTerm, which suggests the operator meant; a
-			// OneOf validator would report the same mistake a second time.
-			"op": schema.StringAttribute{Required: true,
-				MarkdownDescription: "Operator: " + backticks(ops) + ". `like` matches `*` as any run of characters; `in` takes `values`."},
-			"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "The value, for every operator except `in`."},
-			"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "The values, for `in`."},
-		}},
-	}
-}
-
-func (d *listDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (d *anyList) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	resp.Diagnostics.Append(configureClient(req, &d.client)...)
 }
 
-func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	in, diags := getListInputs(ctx, req.Config, true)
+// ValidateConfig checks what can be checked before any request: the
+// filter's grammar, and where the path is known, its attributes and the
+// sort.
+func (d *anyList) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var p types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("path"), &p)...)
+	in, diags := getListInputs(ctx, req.Config, false)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || p.IsUnknown() || client.ValidateListPath(p.ValueString()) != nil {
+		// The path's own validator reports a bad path.
 		return
 	}
-	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example)
+	r, known := client.ResourceForPath(p.ValueString())
+	rules, example := rulesFor(r, known)
+	_, diags = in.expression(ctx, rules, example)
 	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
+	if !known && !resp.Diagnostics.HasError() && (!in.Filter.IsNull() || !in.Where.IsNull()) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("filter"), "Filter attributes not checked",
+			fmt.Sprintf("The provider does not know which attributes %s filters on, so it checked only the filter's grammar; the service checks the attributes when the data source is read. "+
+				"Paths whose attributes are checked at plan time: %s.", p.ValueString(), backticks(client.KnownPaths())))
+	}
 }
 
-// target is what every read of the data source lists.
-func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) (listTarget[T], diag.Diagnostics) {
-	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example}, nil
+// rulesFor are the filter rules and an example for an endpoint: its row of
+// the capability table, or none (grammar only) for a path it lacks.
+func rulesFor(r client.Resource, known bool) (*client.Resource, string) {
+	if !known {
+		return nil, "eq(name,example)"
+	}
+	return &r, exampleFilter(r)
 }
 
-func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	shape, ok := listStateShapeOf(req.Config.Raw.Type(), d.rt.kind.Name)
+// exampleFilter is a valid filter expression for a known endpoint.
+func exampleFilter(r client.Resource) string {
+	if f, ok := r.Filters["created_at"]; ok && f.Allows(filter.Ge) {
+		return "ge(created_at," + exampleTimestamp + ")"
+	}
+	for _, name := range r.FilterAttributeNames() {
+		return fmt.Sprintf("%s(%s,example)", r.Filters[name].Ops[0], name)
+	}
+	return "(" + r.Name + " take no filter)"
+}
+
+// checkSort reports a sort the endpoint at p does not offer.
+func checkSort(sort types.String, p string, r client.Resource, known bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if sort.IsNull() || sort.IsUnknown() {
+		return diags
+	}
+	offered := genericSorts
+	if known {
+		offered = r.SortAttributes()
+	}
+	if attr := strings.TrimPrefix(sort.ValueString(), "-"); !slices.Contains(offered, attr) {
+		diags.AddAttributeError(path.Root("sort"), "Invalid sort",
+			fmt.Sprintf("sort = %q: %s can be listed by %s, each with a leading - for descending order.%s", sort.ValueString(), p, backticks(offered), didYouMean(filter.Closest(attr, offered))))
+	}
+	return diags
+}
+
+// target resolves what a read of cfg lists: the table's row for the path,
+// else what a probe of the service finds (once per provider run).
+func (d *anyList) target(cfg tfsdk.Config) resolveTarget[client.Generic] {
+	return func(ctx context.Context, c *client.Client, in listInputs) (listTarget[client.Generic], diag.Diagnostics) {
+		var p types.String
+		diags := cfg.GetAttribute(ctx, path.Root("path"), &p)
+		if diags.HasError() {
+			return listTarget[client.Generic]{}, diags
+		}
+		if err := client.ValidateListPath(p.ValueString()); err != nil {
+			diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error())
+			return listTarget[client.Generic]{}, diags
+		}
+		r, known, err := c.ResourceFor(ctx, p.ValueString())
+		if err != nil {
+			diags.Append(errorDiagnostic(ctx, "find out how to list "+p.ValueString(), err))
+			return listTarget[client.Generic]{}, diags
+		}
+		diags.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
+		rules, example := rulesFor(r, known)
+		return listTarget[client.Generic]{kind: client.GenericKind(r), rules: rules, example: example}, diags
+	}
+}
+
+func (d *anyList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	shape, ok := listStateShapeOf(req.Config.Raw.Type(), recordsAttribute)
 	if !ok {
 		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
 		return
 	}
-	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target, func(in listInputs) *valueCollector[T] {
-		return &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target(req.Config), func(in listInputs) *valueCollector[client.Generic] {
+		return &valueCollector[client.Generic]{rt: genericType, elem: shape.elem, includeJSON: true, includeRecords: in.includeRecords()}
 	})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state, err := stateWith(req.Config.Raw, col.computed(shape, d.rt.kind.Name, stats.Total, maxResults))
+	state, err := stateWith(req.Config.Raw, col.computed(shape, recordsAttribute, stats.Total, maxResults))
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", err.Error())
 		return
 	}
 	resp.State.Raw = state
+}
+
+// prepareDirect derives the records' encoder from typ, the Terraform type
+// of the schema.
+func (d *anyList) prepareDirect(typ tftypes.Type) error {
+	shape, ok := listStateShapeOf(typ, recordsAttribute)
+	if !ok {
+		return fmt.Errorf("schema type %s has no list of record objects", typ)
+	}
+	enc, err := newRecordEncoder(shape.elem, genericType)
+	d.encoder = enc
+	return err
+}
+
+// readDirect is Read with the state written as msgpack (see server.go).
+func (d *anyList) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	col, stats, maxResults, diags := listInto(ctx, c, cfg, d.target(cfg), func(in listInputs) *msgpackCollector[client.Generic] {
+		return &msgpackCollector[client.Generic]{enc: d.encoder, includeJSON: true, includeRecords: in.includeRecords()}
+	})
+	if diags.HasError() {
+		return nil, diags
+	}
+	state, err := col.state(cfg.Raw, recordsAttribute, stats.Total, maxResults)
+	if err != nil {
+		diags.AddError("Internal error", err.Error())
+	}
+	return state, diags
+}
+
+// listPathValidator checks path at plan time, with the client's rules.
+type listPathValidator struct{}
+
+func (listPathValidator) Description(context.Context) string {
+	return "a list endpoint's path on the configured service, such as \"/v2/customers\""
+}
+
+func (v listPathValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (listPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := client.ValidateListPath(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid path", err.Error()+".")
+	}
+}
+
+// knownPathsNote lists the paths whose capabilities the provider knows.
+func knownPathsNote() string {
+	return "The provider knows what these endpoints can do: " + backticks(client.KnownPaths()) + "; any other is asked once per run (see below)."
+}
+
+// probeNote explains how an endpoint the provider does not know is listed.
+func probeNote() string {
+	limit := thousands(client.OffsetLimit)
+	return "**How it lists.** For a path in the provider's capability table (" + backticks(client.KnownPaths()) + ") it lists exactly as the typed data sources do. " +
+		"For any other path it first asks the service, with at most two requests once per run: whether the endpoint sorts by `created_at` (a refusal, or a first page out of order, means no) " +
+		"and whether it filters `created_at` by range. Where both hold, it reads keyset windows on `created_at`, past the offset limit. " +
+		"Otherwise it reads offset pages in the service's own order and sorts the records itself: complete up to " + limit + " matches; " +
+		"beyond that no request can reach further records, and the read fails naming the count and the limit, so that a filter can narrow it."
 }

@@ -75,7 +75,7 @@ func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataReques
 
 func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads orders, files and accounts from the commerce service with OAuth2 client credentials. " +
+		MarkdownDescription: "Reads orders, files, accounts and any other list endpoint from the commerce service with OAuth2 client credentials. " +
 			"Every setting can also come from an environment variable, so that credentials stay out of configuration.",
 		Attributes: map[string]schema.Attribute{
 			"client_id": schema.StringAttribute{
@@ -321,7 +321,7 @@ func (p *commerceProvider) Resources(context.Context) []func() resource.Resource
 
 func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewOrdersDataSource, NewFilesDataSource, NewAccountsDataSource,
+		NewOrdersDataSource, NewFilesDataSource, NewAccountsDataSource, NewListDataSource,
 		NewOrderDataSource, NewFileDataSource, NewAccountDataSource,
 	}
 }

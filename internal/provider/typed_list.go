@@ -1,0 +1,171 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// listDataSource is the one implementation behind commerce_orders,
+// commerce_files and commerce_accounts.
+type listDataSource[T client.Record] struct {
+	rt     recordType[T]
+	client *client.Client
+	// encoder writes the records' state for readDirect; set by
+	// prepareDirect, from the schema.
+	encoder recordEncoder[T]
+}
+
+var _ datasource.DataSourceWithValidateConfig = (*listDataSource[client.Order])(nil)
+
+func (d *listDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Name
+}
+
+func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	r := d.rt.kind.Resource
+	attrs := d.arguments()
+	attrs["ids"] = schema.ListAttribute{
+		Computed:            true,
+		ElementType:         types.StringType,
+		MarkdownDescription: fmt.Sprintf("Ids of the matching %s, in result order.", r.Name),
+	}
+	attrs["total"] = schema.Int64Attribute{
+		Computed:            true,
+		MarkdownDescription: fmt.Sprintf("How many %s match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.", r.Name),
+	}
+	attrs[r.Name] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: fmt.Sprintf("The matching %s, in result order.", r.Name),
+		NestedObject:        schema.NestedAttributeObject{Attributes: d.rt.schemaAttributes(nil)},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
+			"the provider pages through the whole result set, also past the service's %s-record offset limit.\n\n%s", r.Singular, thousands(client.OffsetLimit), howListed(r)),
+		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
+	}
+}
+
+// arguments are the attributes a configuration sets.
+func (d *listDataSource[T]) arguments() map[string]schema.Attribute {
+	r := d.rt.kind.Resource
+	sorts := make([]string, 0, 2*len(r.SortAttributes()))
+	for _, s := range r.SortAttributes() {
+		sorts = append(sorts, s, "-"+s)
+	}
+	attrs := commonListArguments(r.Name, r.FilterAttributeNames()[0])
+	attrs["filter"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: fmt.Sprintf("Filter expression in the service's grammar: `op(attribute,value)` terms joined by `:` (AND), e.g. `%s`. "+
+			"Checked at plan time against what the service accepts: %s. An attribute not listed is an error, which suggests the closest listed one.", d.rt.example, filterTable(r)),
+	}
+	attrs["sort"] = schema.StringAttribute{
+		Optional:            true,
+		MarkdownDescription: "Order of the results: " + backticks(sorts) + "; a leading `-` means descending. Defaults to `" + r.DefaultSort + "` (oldest first). " + sortNote(r),
+		Validators:          []validator.String{stringvalidator.OneOf(sorts...)},
+	}
+	attrs["include_json"] = schema.BoolAttribute{
+		Optional:            true,
+		MarkdownDescription: "Also keep each record's raw JSON in its `json` attribute. Defaults to false, which keeps the state small.",
+	}
+	return attrs
+}
+
+// commonListArguments are the arguments of every list data source but
+// filter, sort and include_json. records names the attribute that holds the
+// records; whereExample is an attribute for where's description.
+func commonListArguments(records, whereExample string) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"where": whereAttribute(whereExample),
+		"max_results": schema.Int64Attribute{
+			Optional:            true,
+			MarkdownDescription: "Stop after this many records. Defaults to all of them.",
+			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+		},
+		"include_records": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: fmt.Sprintf("Fill `%s` with the records. Defaults to true. Set it to false when `ids` (and `total`) are all you need: "+
+				"the state then holds one string per record instead of a whole object, which for 100,000 records saves most of the provider's and Terraform's memory and time.", records),
+		},
+		"consistency_buffer": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Leave out records created less than this long before the read started, as a duration such as `60s` or `5m`. " +
+				"The service is eventually consistent: records created in the last moments may not all be visible yet, so a list that includes them can differ between two runs. " +
+				"With a buffer the list is complete up to a fixed point in time. Defaults to none: every record the service shows. " +
+				"Sent to the service as `lt(created_at,...)` where it filters on `created_at`, applied by the provider otherwise; `total` counts what is left.",
+			Validators: []validator.String{durationValidator{}},
+		},
+	}
+}
+
+func whereAttribute(exampleAttribute string) schema.Attribute {
+	ops := make([]string, 0, 7)
+	for _, o := range filter.Ops() {
+		ops = append(ops, string(o))
+	}
+	return schema.ListNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "Conditions the provider turns into filter terms for you, quoting values so that any text (commas, parentheses, quotes, `*`, non-ASCII) matches exactly. " +
+			"AND-ed with each other and with `filter`.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"attribute": schema.StringAttribute{Required: true, MarkdownDescription: "Attribute to compare, e.g. `" + exampleAttribute + "`."},
+			// Checked by whereTerm, which suggests the operator meant; a
+			// OneOf validator would report the same mistake a second time.
+			"op": schema.StringAttribute{Required: true,
+				MarkdownDescription: "Operator: " + backticks(ops) + ". `like` matches `*` as any run of characters; `in` takes `values`."},
+			"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "The value, for every operator except `in`."},
+			"values": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "The values, for `in`."},
+		}},
+	}
+}
+
+func (d *listDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+}
+
+func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	in, diags := getListInputs(ctx, req.Config, true)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example)
+	resp.Diagnostics.Append(diags...)
+}
+
+// target is what every read of the data source lists.
+func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) (listTarget[T], diag.Diagnostics) {
+	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example}, nil
+}
+
+func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	shape, ok := listStateShapeOf(req.Config.Raw.Type(), d.rt.kind.Name)
+	if !ok {
+		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
+		return
+	}
+	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target, func(in listInputs) *valueCollector[T] {
+		return &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	})
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state, err := stateWith(req.Config.Raw, col.computed(shape, d.rt.kind.Name, stats.Total, maxResults))
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	resp.State.Raw = state
+}
