@@ -169,7 +169,7 @@ func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, 
 		r := d.rt.kind.Resource
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err)}
 	}
-	return onlyMatch(d.rt.kind.Resource, name, expr, searched, found, stats.Total)
+	return onlyMatch(d.rt.kind.Resource, name, expr, searched, "commerce_"+d.rt.kind.Name, found, stats.Total)
 }
 
 // lookupFilter is the filter that searches for value: the expression itself
@@ -183,8 +183,9 @@ func lookupFilter(name, value string) (expr, searched string) {
 }
 
 // onlyMatch is the one record a search found, or the error that says it
-// found none or several. total is the service's count of matches.
-func onlyMatch[T client.Record](r client.Resource, name, expr, searched string, found []T, total int) (T, diag.Diagnostics) {
+// found none or several. total is the service's count of matches; lister
+// is the data source that lists them all.
+func onlyMatch[T client.Record](r client.Resource, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
 	switch {
@@ -194,8 +195,8 @@ func onlyMatch[T client.Record](r client.Resource, name, expr, searched string, 
 		return zero, diags
 	case len(found) > 1 || total > 1:
 		diags.AddAttributeError(path.Root(name), "More than one "+r.Singular+" found",
-			fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use commerce_%s to list them all.",
-				max(total, len(found)), r.Name, searched, r.Name))
+			fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use %s to list them all.",
+				max(total, len(found)), r.Name, searched, lister))
 		return zero, diags
 	}
 	return found[0], diags

@@ -322,6 +322,6 @@ func (p *commerceProvider) Resources(context.Context) []func() resource.Resource
 func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewOrdersDataSource, NewFilesDataSource, NewAccountsDataSource, NewListDataSource,
-		NewOrderDataSource, NewFileDataSource, NewAccountDataSource,
+		NewOrderDataSource, NewFileDataSource, NewAccountDataSource, NewRecordDataSource,
 	}
 }

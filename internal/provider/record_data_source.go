@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// anyRecord is commerce_record: one record of any list endpoint, by id or
+// by a filter that must match exactly one, the singular of commerce_list.
+type anyRecord struct {
+	client *client.Client
+}
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*anyRecord)(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*anyRecord)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*anyRecord)(nil)
+)
+
+// NewRecordDataSource is commerce_record.
+func NewRecordDataSource() datasource.DataSource { return &anyRecord{} }
+
+func (d *anyRecord) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_record"
+}
+
+func (d *anyRecord) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := genericType.schemaAttributes(map[string]bool{"id": true})
+	attrs["path"] = schema.StringAttribute{
+		Required: true,
+		MarkdownDescription: "Path of the list endpoint the record belongs to, e.g. `/v2/customers`, as in `commerce_list`: " +
+			"by id the record is read from `path/{id}`, by filter from the list.",
+		Validators: []validator.String{listPathValidator{}},
+	}
+	attrs["id"] = schema.StringAttribute{Optional: true, Computed: true,
+		MarkdownDescription: "Id of the record to read. Set `id` or `filter`, not both."}
+	attrs["filter"] = schema.StringAttribute{Optional: true,
+		MarkdownDescription: "Filter expression that must match exactly one record, e.g. `eq(email,ann@example.org)`. Same grammar and checks as the `filter` of `commerce_list`."}
+	attrs[jsonField] = schema.StringAttribute{Computed: true,
+		MarkdownDescription: "The record exactly as the service sent it, as a JSON string: decode it with `jsondecode`."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one record of any list endpoint: by `id`, or by a `filter` that matches exactly one. " +
+			"Finding none, or more than one, is an error that says what was searched.",
+		Attributes: attrs,
+		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
+	}
+}
+
+func (d *anyRecord) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("filter"))}
+}
+
+func (d *anyRecord) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+}
+
+// recordArgs are commerce_record's arguments.
+type recordArgs struct {
+	path, id, filter types.String
+}
+
+func getRecordArgs(ctx context.Context, cfg attributeGetter) (recordArgs, diag.Diagnostics) {
+	var a recordArgs
+	diags := cfg.GetAttribute(ctx, path.Root("path"), &a.path)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("id"), &a.id)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("filter"), &a.filter)...)
+	for name, v := range map[string]types.String{"id": a.id, "filter": a.filter} {
+		if !v.IsNull() && !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "" {
+			diags.AddAttributeError(path.Root(name), "Empty "+name, name+" is an empty string; give the value to look the record up by.")
+		}
+	}
+	return a, diags
+}
+
+func (d *anyRecord) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	a, diags := getRecordArgs(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() || a.path.IsUnknown() || a.filter.IsNull() || a.filter.IsUnknown() ||
+		client.ValidateListPath(a.path.ValueString()) != nil {
+		return
+	}
+	r, known := client.ResourceForPath(a.path.ValueString())
+	rules, example := rulesFor(r, known)
+	resp.Diagnostics.Append(checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)...)
+}
+
+func (d *anyRecord) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	a, diags := getRecordArgs(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	p := a.path.ValueString()
+	if err := client.ValidateListPath(p); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path", err.Error()+".")
+		return
+	}
+	var rec client.Generic
+	if !a.id.IsNull() {
+		rec, diags = d.byID(ctx, p, a.id.ValueString())
+	} else {
+		rec, diags = d.byFilter(ctx, p, a.filter.ValueString())
+	}
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state, err := stateWith(req.Config.Raw, genericType.tfValues(rec, true))
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	resp.State.Raw = state
+}
+
+// byID reads p/{id}; a GET by id needs nothing of what the endpoint can
+// list by, so it asks no probe.
+func (d *anyRecord) byID(ctx context.Context, p, id string) (client.Generic, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	r, known := client.ResourceForPath(p)
+	if !known {
+		r = client.Resource{Name: p, Singular: "record", Path: p}
+	}
+	rec, err := client.Get(ctx, d.client, client.GenericKind(r), id, true)
+	switch {
+	case client.NotFound(err):
+		diags.AddAttributeError(path.Root("id"), "Record not found", fmt.Sprintf("%s has no record with id %q: %v", p, id, err))
+	case err != nil:
+		diags.Append(errorDiagnostic(ctx, fmt.Sprintf("read %s/%s", p, id), err))
+	}
+	return rec, diags
+}
+
+// byFilter finds the one record of p that matches expr.
+func (d *anyRecord) byFilter(ctx context.Context, p, expr string) (client.Generic, diag.Diagnostics) {
+	r, known, err := d.client.ResourceFor(ctx, p)
+	if err != nil {
+		return client.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
+	}
+	rules, example := rulesFor(r, known)
+	if diags := checkFilterText(path.Root("filter"), expr, rules, example); diags.HasError() {
+		return client.Generic{}, diags
+	}
+	var found []client.Generic
+	// Two are enough to tell one match from several; total counts the rest.
+	stats, err := client.List(ctx, d.client, client.GenericKind(r), client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: true},
+		func(g client.Generic) error { found = append(found, g); return nil })
+	if err != nil {
+		return client.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the record of %s with the filter %s", p, expr), err)}
+	}
+	r.Singular = "record"
+	return onlyMatch(r, "filter", expr, "the filter "+expr, fmt.Sprintf("commerce_list with path = %q", p), found, stats.Total)
+}
