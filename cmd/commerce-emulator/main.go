@@ -79,6 +79,7 @@ func resourceFlags(o *emulator.Options) []*resourceFlag {
 type flags struct {
 	resources                    []*resourceFlag
 	fileSizeTies, ignoreSort     string
+	aliases                      string
 	baseTime                     string
 	lenientSoftOffset            bool
 	pageLimit                    int
@@ -124,6 +125,7 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	}
 	fs.StringVar(&f.fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
 	fs.StringVar(&f.ignoreSort, "ignore-sort", "", "comma-separated resources ("+strings.Join(c.resources, ", ")+") whose lists accept and ignore any sort instead of answering 400")
+	fs.StringVar(&f.aliases, "alias", "", "comma-separated `path=resource` pairs that serve a resource at another list path too (e.g. /v2/members=customers), to try commerce_list on an endpoint the provider does not know")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&f.baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")
 	fs.DurationVar(&f.latency, "latency", 0, "delay added to every request")
@@ -180,6 +182,9 @@ func (f *flags) setOptions(c *config) error {
 	if o.IgnoreSort, err = f.parseResources("ignore-sort", f.ignoreSort); err != nil {
 		return err
 	}
+	if o.Aliases, err = parseAliases(f.aliases); err != nil {
+		return err
+	}
 	if o.BaseTime, err = time.Parse(time.RFC3339, f.baseTime); err != nil {
 		return fmt.Errorf("-base-time: %w", err)
 	}
@@ -205,6 +210,25 @@ func (f *flags) setOptions(c *config) error {
 		o.Faults = emulator.FailRandomly(c.failRate, f.seed, emulator.Fault{Status: 503})
 	}
 	return nil
+}
+
+// parseAliases parses "/v2/members=customers,/v2/staff=accounts".
+func parseAliases(s string) (map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, pair := range strings.Split(s, ",") {
+		path, resource, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok {
+			return nil, fmt.Errorf("-alias: %q is not path=resource", pair)
+		}
+		if err := emulator.CheckAlias(path, resource); err != nil {
+			return nil, fmt.Errorf("-alias: %w", err)
+		}
+		out[path] = resource
+	}
+	return out, nil
 }
 
 // parseTies parses "350,100", "" (nil: the default) or "none" (no groups).

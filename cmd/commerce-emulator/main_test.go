@@ -24,11 +24,12 @@ func TestParseFlags(t *testing.T) {
 		o.Customers != 15000 || !slices.Equal(o.CustomerTieGroups, []int{40}) || o.Hierarchies != -1 || o.HierarchyTieGroups != nil {
 		t.Errorf("options %+v", o)
 	}
-	c, err = parseFlags([]string{"-file-size-ties", "10001,40", "-ignore-sort", "files, orders,customers"}, io.Discard)
+	c, err = parseFlags([]string{"-file-size-ties", "10001,40", "-ignore-sort", "files, orders,customers", "-alias", "/v2/members=customers, /pcm/trees=hierarchies"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o := c.opts; !slices.Equal(o.FileSizeTieGroups, []int{10001, 40}) || !slices.Equal(o.IgnoreSort, []string{"files", "orders", "customers"}) ||
+		len(o.Aliases) != 2 || o.Aliases["/v2/members"] != "customers" || o.Aliases["/pcm/trees"] != "hierarchies" ||
 		o.Customers != emulator.DefaultCustomers || o.Hierarchies != emulator.DefaultHierarchies {
 		t.Errorf("options %+v", o)
 	}
@@ -46,6 +47,10 @@ func TestParseFlags(t *testing.T) {
 		{"-order-ties", "1"},
 		{"-file-size-ties", "x"},
 		{"-ignore-sort", "promotions"},
+		{"-alias", "/v2/members"},
+		{"-alias", "/v2/members=members"},
+		{"-alias", "/elsewhere/members=customers"},
+		{"-alias", "/v2=customers"},
 		{"-customers", "-1"},
 		{"-hierarchy-ties", "1"},
 		{"-base-time", "yesterday"},

@@ -56,8 +56,8 @@ type Server struct {
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
 	for alias, name := range opts.Aliases {
-		if !isResourcePath(alias) || !slices.ContainsFunc(resources, func(r *resource) bool { return r.name == name }) {
-			panic(fmt.Sprintf("emulator: alias %s -> %s: the path must be below %s and the resource one of the emulator's", alias, name, strings.Join(resourcePrefixes, ", ")))
+		if err := CheckAlias(alias, name); err != nil {
+			panic("emulator: " + err.Error())
 		}
 	}
 	s := &Server{
@@ -178,6 +178,17 @@ func (s *Server) SetFaults(f FaultFunc) {
 		return
 	}
 	s.faults.Store(&f)
+}
+
+// CheckAlias reports whether Options.Aliases may serve resource at path.
+func CheckAlias(path, name string) error {
+	if !isResourcePath(path) || strings.Count(path, "/") < 2 || strings.HasSuffix(path, "/") {
+		return fmt.Errorf("alias %s: the path must be a list path below %s", path, strings.Join(resourcePrefixes, " or "))
+	}
+	if !slices.ContainsFunc(resources, func(r *resource) bool { return r.name == name }) {
+		return fmt.Errorf("alias %s: %q is not one of the emulator's resources", path, name)
+	}
+	return nil
 }
 
 // isResourcePath reports whether path is below a resource prefix ("/v2",
