@@ -147,95 +147,6 @@ phases() {
   echo "     plan operation completed -> terraform exited     $((t1 - core_end))"
 }
 
-run_e2e() {
-  local sizes=("$@")
-  [ "${#sizes[@]}" -gt 0 ] || sizes=(10000 60000)
-  local tf max
-  tf="$(tools/tf-cli.sh terraform)"
-  work="$(mktemp -d /tmp/commerce-bench.XXXXXX)"
-  BENCH_OUT="${BENCH_OUT:-$work}"
-  trap cleanup EXIT INT TERM
-  echo "== e2e: building the provider and the emulator (work dir $work)"
-  go build -o "$work/bin/terraform-provider-commerce" .
-  go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
-  cat >"$work/terraformrc" <<RC
-provider_installation {
-  dev_overrides {
-    "commerce-tf/commerce" = "$work/bin"
-  }
-  direct {}
-}
-RC
-  export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
-  unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
-  max=0
-  for n in "${sizes[@]}"; do [ "$n" -gt "$max" ] && max="$n"; done
-
-  for n in "${sizes[@]}"; do
-    local dir="$work/n$n"
-    mkdir -p "$dir"
-    rm -f "$work/url"
-    "$work/bin/commerce-emulator" -addr 127.0.0.1:0 -orders "$n" -files 1 -accounts 1 -latency "$LATENCY" \
-      -ready-file "$work/url" >"$dir/emulator.log" 2>&1 &
-    emulator_pid=$!
-    for _ in $(seq 200); do [ -s "$work/url" ] && break; sleep 0.05; done
-    [ -s "$work/url" ] || { echo "the emulator did not start:"; cat "$dir/emulator.log"; exit 1; }
-    cat >"$dir/main.tf" <<TF
-terraform {
-  required_providers {
-    commerce = { source = "commerce-tf/commerce" }
-  }
-}
-
-provider "commerce" {
-  base_url      = "$(cat "$work/url")"
-  client_id     = "emulator-client-id"
-  client_secret = "emulator-client-secret"
-}
-
-data "commerce_orders" "all" {
-  include_records = ${INCLUDE_RECORDS:-true}
-}
-
-output "n" {
-  value = length(data.commerce_orders.all.ids)
-}
-TF
-    echo "== e2e N=$n (emulator -latency $LATENCY)"
-    local run
-    for run in $(seq "${PLAN_RUNS:-2}"); do
-      echo "   load $(loadavg)"
-      monitor "$tf" -chdir="$dir" plan -no-color -compact-warnings -input=false >"$dir/plan.log" 2>&1
-      [ "$M_RC" -eq 0 ] || { echo "plan failed:"; tail -30 "$dir/plan.log"; exit 1; }
-      grep -q "n = $n" "$dir/plan.log" || { echo "plan output lacks n = $n:"; tail -20 "$dir/plan.log"; exit 1; }
-      printf '   plan %d: wall %6d ms | provider peak RSS %5d MB, CPU %6d ms (%d processes) | terraform peak RSS %5d MB, CPU %6d ms\n' \
-        "$run" "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) "$M_PROV_CPU_MS" "$M_PROV_INSTANCES" $((M_TF_HWM_KB / 1024)) "$M_TF_CPU_MS"
-      echo "plan N=$n run=$run wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB provider_cpu_ms=$M_PROV_CPU_MS terraform_hwm_kb=$M_TF_HWM_KB terraform_cpu_ms=$M_TF_CPU_MS load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
-    done
-
-    local t0
-    t0="$(now_ms)"
-    TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE TF_LOG_PATH="$dir/plan-debug.log" "$tf" -chdir="$dir" plan -no-color -input=false >/dev/null 2>&1
-    local t1
-    t1="$(now_ms)"
-    echo "   plan with TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE: wall $((t1 - t0)) ms"
-    phases "$dir/plan-debug.log" "$t0" "$t1"
-
-    monitor "$tf" -chdir="$dir" apply -no-color -auto-approve -input=false -state="$dir/terraform.tfstate" >"$dir/apply.log" 2>&1
-    [ "$M_RC" -eq 0 ] || { echo "apply failed:"; tail -30 "$dir/apply.log"; exit 1; }
-    local size
-    size="$(stat -c %s "$dir/terraform.tfstate")"
-    printf '   apply: wall %6d ms | provider peak RSS %5d MB | terraform peak RSS %5d MB | state %d bytes = %d bytes/record\n' \
-      "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) $((M_TF_HWM_KB / 1024)) "$size" $((size / n))
-    echo "apply N=$n wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB terraform_hwm_kb=$M_TF_HWM_KB state_bytes=$size" >>"$BENCH_OUT/results.txt"
-
-    kill "$emulator_pid" 2>/dev/null || true
-    wait "$emulator_pid" 2>/dev/null || true
-    emulator_pid=""
-  done
-  echo "== e2e logs and results in $work"
-}
-
 # start_emulator N LATENCY LOG: starts the emulator with N orders and sets
 # emulator_pid and emulator_url.
 start_emulator() {
@@ -285,6 +196,61 @@ provider_installation {
   direct {}
 }
 RC
+}
+
+run_e2e() {
+  local sizes=("$@")
+  [ "${#sizes[@]}" -gt 0 ] || sizes=(10000 60000)
+  local tf
+  tf="$(tools/tf-cli.sh terraform)"
+  work="$(mktemp -d /tmp/commerce-bench.XXXXXX)"
+  BENCH_OUT="${BENCH_OUT:-$work}"
+  trap cleanup EXIT INT TERM
+  echo "== e2e: building the provider and the emulator (work dir $work)"
+  go build -o "$work/bin/terraform-provider-commerce" .
+  go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
+  cli_config "$work/terraformrc" "$work/bin"
+  export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+  unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
+
+  for n in "${sizes[@]}"; do
+    local dir="$work/n$n"
+    mkdir -p "$dir"
+    start_emulator "$n" "$LATENCY" "$dir/emulator.log"
+    write_main_tf "$dir" "$emulator_url"
+    echo "== e2e N=$n (emulator -latency $LATENCY)"
+    local run
+    for run in $(seq "${PLAN_RUNS:-2}"); do
+      echo "   load $(loadavg)"
+      monitor "$tf" -chdir="$dir" plan -no-color -compact-warnings -input=false >"$dir/plan.log" 2>&1
+      [ "$M_RC" -eq 0 ] || { echo "plan failed:"; tail -30 "$dir/plan.log"; exit 1; }
+      grep -q "n = $n" "$dir/plan.log" || { echo "plan output lacks n = $n:"; tail -20 "$dir/plan.log"; exit 1; }
+      printf '   plan %d: wall %6d ms | provider peak RSS %5d MB, CPU %6d ms (%d processes) | terraform peak RSS %5d MB, CPU %6d ms\n' \
+        "$run" "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) "$M_PROV_CPU_MS" "$M_PROV_INSTANCES" $((M_TF_HWM_KB / 1024)) "$M_TF_CPU_MS"
+      echo "plan N=$n run=$run wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB provider_cpu_ms=$M_PROV_CPU_MS terraform_hwm_kb=$M_TF_HWM_KB terraform_cpu_ms=$M_TF_CPU_MS load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
+    done
+
+    local t0
+    t0="$(now_ms)"
+    TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE TF_LOG_PATH="$dir/plan-debug.log" "$tf" -chdir="$dir" plan -no-color -input=false >/dev/null 2>&1
+    local t1
+    t1="$(now_ms)"
+    echo "   plan with TF_LOG_CORE=DEBUG TF_LOG_PROVIDER=TRACE: wall $((t1 - t0)) ms"
+    phases "$dir/plan-debug.log" "$t0" "$t1"
+
+    monitor "$tf" -chdir="$dir" apply -no-color -auto-approve -input=false -state="$dir/terraform.tfstate" >"$dir/apply.log" 2>&1
+    [ "$M_RC" -eq 0 ] || { echo "apply failed:"; tail -30 "$dir/apply.log"; exit 1; }
+    local size
+    size="$(stat -c %s "$dir/terraform.tfstate")"
+    printf '   apply: wall %6d ms | provider peak RSS %5d MB | terraform peak RSS %5d MB | state %d bytes = %d bytes/record\n' \
+      "$M_WALL_MS" $((M_PROV_HWM_KB / 1024)) $((M_TF_HWM_KB / 1024)) "$size" $((size / n))
+    echo "apply N=$n wall_ms=$M_WALL_MS provider_hwm_kb=$M_PROV_HWM_KB terraform_hwm_kb=$M_TF_HWM_KB state_bytes=$size" >>"$BENCH_OUT/results.txt"
+
+    kill "$emulator_pid" 2>/dev/null || true
+    wait "$emulator_pid" 2>/dev/null || true
+    emulator_pid=""
+  done
+  echo "== e2e logs and results in $work"
 }
 
 run_floor() {
