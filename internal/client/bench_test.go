@@ -213,7 +213,7 @@ func benchEngine(b *testing.B, srv *emulator.Server, want []string) {
 	wallMS := float64(wall.Milliseconds()) / float64(iters)
 	b.ReportMetric(pages, "page_requests/op")
 	b.ReportMetric(float64(enginePages)/float64(iters), "engine_pages/op")
-	b.ReportMetric(float64(pageBudget(n, benchPageSize, windows/iters)), "page_budget")
+	b.ReportMetric(float64(pageBudget(n, windows/iters)), "page_budget")
 	b.ReportMetric(float64(windows)/float64(iters), "windows/op")
 	b.ReportMetric(float64(tokenReqs)/float64(iters), "token_requests/op")
 	b.ReportMetric(float64(tooMany)/float64(iters), "429s/op")

@@ -114,7 +114,7 @@ func TestListCustomersGeneric(t *testing.T) {
 		if stats.Total != 15000 || stats.Listed != 15000 || stats.Strategy != StrategyKeyset || stats.Windows < 2 {
 			t.Errorf("sort %q: total %d, listed %d, strategy %q, %d windows", sort, stats.Total, stats.Listed, stats.Strategy, stats.Windows)
 		}
-		if budget := pageBudget(15000, 100, stats.Windows); stats.Pages > budget {
+		if budget := pageBudget(15000, stats.Windows); stats.Pages > budget {
 			t.Errorf("sort %q: %d page requests, budget %d", sort, stats.Pages, budget)
 		}
 	}

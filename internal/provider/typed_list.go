@@ -144,7 +144,11 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 	resp.Diagnostics.Append(diags...)
 }
 
-// target is what every read of the data source lists.
+// target is what every read of the data source lists. Its diagnostics are
+// always empty: it is a resolveTarget, whose commerce_list counterpart asks
+// the service.
+//
+//nolint:unparam // the signature is resolveTarget's
 func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) (listTarget[T], diag.Diagnostics) {
 	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example}, nil
 }
