@@ -192,51 +192,22 @@ func (d *anyList) target(cfg tfsdk.Config) resolveTarget[client.Generic] {
 }
 
 func (d *anyList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	shape, ok := listStateShapeOf(req.Config.Raw.Type(), recordsAttribute)
-	if !ok {
-		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
-		return
-	}
-	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target(req.Config), func(in listInputs) *valueCollector[client.Generic] {
-		return &valueCollector[client.Generic]{rt: genericType, elem: shape.elem, includeJSON: true, includeRecords: in.includeRecords()}
-	})
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state, err := stateWith(req.Config.Raw, col.computed(shape, recordsAttribute, stats.Total, maxResults))
-	if err != nil {
-		resp.Diagnostics.AddError("Internal error", err.Error())
-		return
-	}
-	resp.State.Raw = state
+	d.reading(req.Config).values(ctx, d.client, req, resp)
 }
 
-// prepareDirect derives the records' encoder from typ, the Terraform type
-// of the schema.
-func (d *anyList) prepareDirect(typ tftypes.Type) error {
-	shape, ok := listStateShapeOf(typ, recordsAttribute)
-	if !ok {
-		return fmt.Errorf("schema type %s has no list of record objects", typ)
-	}
-	enc, err := newRecordEncoder(shape.elem, genericType)
-	d.encoder = enc
+// reading is how commerce_list reads cfg; every record keeps its JSON
+// (getListInputs sets include_json, which the schema lacks).
+func (d *anyList) reading(cfg tfsdk.Config) listRead[client.Generic] {
+	return listRead[client.Generic]{rt: genericType, records: recordsAttribute, resolve: d.target(cfg)}
+}
+
+func (d *anyList) prepareDirect(typ tftypes.Type) (err error) {
+	d.encoder, err = d.reading(tfsdk.Config{}).encoder(typ)
 	return err
 }
 
-// readDirect is Read with the state written as msgpack (see server.go).
 func (d *anyList) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
-	col, stats, maxResults, diags := listInto(ctx, c, cfg, d.target(cfg), func(in listInputs) *msgpackCollector[client.Generic] {
-		return &msgpackCollector[client.Generic]{enc: d.encoder, includeJSON: true, includeRecords: in.includeRecords()}
-	})
-	if diags.HasError() {
-		return nil, diags
-	}
-	state, err := col.state(cfg.Raw, recordsAttribute, stats.Total, maxResults)
-	if err != nil {
-		diags.AddError("Internal error", err.Error())
-	}
-	return state, diags
+	return d.reading(cfg).msgpack(ctx, c, cfg, d.encoder)
 }
 
 // listPathValidator checks path at plan time, with the client's rules.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -134,31 +135,69 @@ func (c *msgpackCollector[T]) state(config tftypes.Value, records string, total,
 	})
 }
 
-// readDirect is Read with the state written as msgpack (see
+// listRead is one read of a list data source, the same for the typed lists
+// and commerce_list: which records, in which attribute, and how the read
+// finds out what to list.
+type listRead[T client.Record] struct {
+	rt      recordType[T]
+	records string
+	resolve resolveTarget[T]
+}
+
+// values reads into the framework's values: the data source's Read.
+func (r listRead[T]) values(ctx context.Context, c *client.Client, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	shape, ok := listStateShapeOf(req.Config.Raw.Type(), r.records)
+	if !ok {
+		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
+		return
+	}
+	col, stats, maxResults, diags := listInto(ctx, c, req.Config, r.resolve, func(in listInputs) *valueCollector[T] {
+		return &valueCollector[T]{rt: r.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	})
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state, err := stateWith(req.Config.Raw, col.computed(shape, r.records, stats.Total, maxResults))
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	resp.State.Raw = state
+}
+
+// msgpack is values with the state written as msgpack by enc (see
 // state_encoder.go): the same inputs, listing and diagnostics, without the
-// framework's value trees.
-func (d *listDataSource[T]) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
-	col, stats, maxResults, diags := listInto(ctx, c, cfg, d.target, func(in listInputs) *msgpackCollector[T] {
-		return &msgpackCollector[T]{enc: d.encoder, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+// framework's value trees. The server's readDirect.
+func (r listRead[T]) msgpack(ctx context.Context, c *client.Client, cfg tfsdk.Config, enc recordEncoder[T]) ([]byte, diag.Diagnostics) {
+	col, stats, maxResults, diags := listInto(ctx, c, cfg, r.resolve, func(in listInputs) *msgpackCollector[T] {
+		return &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
 	})
 	if diags.HasError() {
 		return nil, diags
 	}
-	state, err := col.state(cfg.Raw, d.rt.kind.Name, stats.Total, maxResults)
+	state, err := col.state(cfg.Raw, r.records, stats.Total, maxResults)
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}
 	return state, diags
 }
 
-// prepareDirect derives the records' encoder from typ, the Terraform type
-// of the data source's schema.
-func (d *listDataSource[T]) prepareDirect(typ tftypes.Type) error {
-	shape, ok := listStateShapeOf(typ, d.rt.kind.Name)
+// encoder derives the records' encoder from typ, the Terraform type of the
+// data source's schema: the server's prepareDirect.
+func (r listRead[T]) encoder(typ tftypes.Type) (recordEncoder[T], error) {
+	shape, ok := listStateShapeOf(typ, r.records)
 	if !ok {
-		return fmt.Errorf("schema type %s has no list of %s objects", typ, d.rt.kind.Name)
+		return recordEncoder[T]{}, fmt.Errorf("schema type %s has no list of %s objects", typ, r.records)
 	}
-	enc, err := newRecordEncoder(shape.elem, d.rt)
-	d.encoder = enc
+	return newRecordEncoder(shape.elem, r.rt)
+}
+
+func (d *listDataSource[T]) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	return d.reading(d.target).msgpack(ctx, c, cfg, d.encoder)
+}
+
+func (d *listDataSource[T]) prepareDirect(typ tftypes.Type) (err error) {
+	d.encoder, err = d.reading(d.target).encoder(typ)
 	return err
 }

@@ -154,22 +154,10 @@ func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) 
 }
 
 func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	shape, ok := listStateShapeOf(req.Config.Raw.Type(), d.rt.kind.Name)
-	if !ok {
-		resp.Diagnostics.AddError("Internal error", fmt.Sprintf("unexpected schema type %s; this is a bug in the provider, please report it", req.Config.Raw.Type()))
-		return
-	}
-	col, stats, maxResults, diags := listInto(ctx, d.client, req.Config, d.target, func(in listInputs) *valueCollector[T] {
-		return &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-	})
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state, err := stateWith(req.Config.Raw, col.computed(shape, d.rt.kind.Name, stats.Total, maxResults))
-	if err != nil {
-		resp.Diagnostics.AddError("Internal error", err.Error())
-		return
-	}
-	resp.State.Raw = state
+	d.reading(d.target).values(ctx, d.client, req, resp)
+}
+
+// reading is how the data source reads, with resolve finding its target.
+func (d *listDataSource[T]) reading(resolve resolveTarget[T]) listRead[T] {
+	return listRead[T]{rt: d.rt, records: d.rt.kind.Name, resolve: resolve}
 }
