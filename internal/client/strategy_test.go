@@ -18,10 +18,11 @@ import (
 )
 
 // rangeBudget is the request bound of a listing in range windows: every
-// window costs its records' pages, and a window that had to be cut costs
-// its first page on top. Summed over the windows that were listed,
-// ceil(n_i/100) adds up to at most ceil(N/100) plus one per window.
-func rangeBudget(n, pageSize, windows int) int { return (n+pageSize-1)/pageSize + windows }
+// window costs its records' pages, which overlap by one record (a new
+// record every pageSize-1), and a window that had to be cut costs its first
+// page on top. Summed over the windows that were listed, that is at most
+// ceil(N/(pageSize-1)) plus one per window.
+func rangeBudget(n, pageSize, windows int) int { return (n+pageSize-2)/(pageSize-1) + windows }
 
 func TestListFilesInRangeWindows(t *testing.T) {
 	for _, n := range []int{50, 3000, 25000} {

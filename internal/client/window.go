@@ -127,7 +127,7 @@ func (r *windowReader[T]) start(parent context.Context, base string, key sortKey
 	}
 	ctx, cancel := context.WithCancel(parent)
 	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
-		pages: make([]chan pageResult[T], r.windowCap/r.pageSize), next: make(chan continuation[T], 1)}
+		pages: make([]chan pageResult[T], r.pagesFor(key, r.windowCap)), next: make(chan continuation[T], 1)}
 	for i := range w.pages {
 		w.pages[i] = make(chan pageResult[T], 1)
 	}
@@ -148,7 +148,7 @@ func (r *windowReader[T]) pageTask(w *window[T], i int, then func(page[T])) func
 			w.pages[i] <- pageResult[T]{err: err}
 			return
 		}
-		p, err := r.fetch(w.ctx, w.expr, w.key, i*r.pageSize)
+		p, err := r.fetch(w.ctx, w.expr, w.key, i*r.stride(w.key))
 		if err == nil && then != nil {
 			then(p)
 		}
@@ -174,7 +174,7 @@ func (r *windowReader[T]) plan(w *window[T], p0 page[T], want quota) (pages int,
 	}
 	n := r.pagesToRead(w, p0.total, want)
 	w.planned = n
-	w.more = p0.total > n*r.pageSize
+	w.more = p0.total > r.reach(w.key, n)
 	// The last page decides where the next window starts: ask for it first.
 	var then func(page[T])
 	if w.more {
@@ -210,7 +210,37 @@ func (r *windowReader[T]) pagesToRead(w *window[T], total int, want quota) int {
 		}
 		needed = min(covered, want.left+slack)
 	}
-	return max(1, (needed+r.pageSize-1)/r.pageSize)
+	return r.pagesFor(w.key, needed)
+}
+
+// stride is how far apart a window's pages start. In the service's own
+// order (no sort) they overlap by one record: offsets there shift with
+// every insert and delete, and an insert and a delete between two page
+// reads leave every total as it was while moving a record from one page
+// into the gap before the next. The record both pages should share tells
+// (see read). Sorted windows need no overlap: a sort key tells where a
+// window is, and keyset rereads settle a window that moved.
+// Either goroutine.
+func (r *windowReader[T]) stride(key sortKey) int {
+	if key == unsorted && r.pageSize > 1 {
+		return r.pageSize - 1
+	}
+	return r.pageSize
+}
+
+// pagesFor is how many pages of a window with key reach its first n
+// records (at least one page).
+func (r *windowReader[T]) pagesFor(key sortKey, n int) int {
+	if n <= r.pageSize {
+		return 1
+	}
+	s := r.stride(key)
+	return 1 + (n-r.pageSize+s-1)/s
+}
+
+// reach is how many records the first pages pages of a window reach.
+func (r *windowReader[T]) reach(key sortKey, pages int) int {
+	return (pages-1)*r.stride(key) + r.pageSize
 }
 
 // continueAfter works out, from a full window's last page, where the
@@ -272,7 +302,11 @@ func (l *lister[T]) read(ctx context.Context, w *window[T], deliver func(T) (boo
 		if err := check.page(i, r.page); err != nil {
 			return false, none, err
 		}
-		for _, rec := range r.page.records {
+		records, err := check.overlap(i, r.page)
+		if err != nil {
+			return false, none, err
+		}
+		for _, rec := range records {
 			if err := check.record(rec); err != nil {
 				return false, none, err
 			}
@@ -294,57 +328,6 @@ func (l *lister[T]) read(ctx context.Context, w *window[T], deliver func(T) (boo
 		err = cont.err
 	}
 	return false, cont, err
-}
-
-// windowCheck tells whether a window read by offsets held still: every
-// page agrees with the first on the total and holds what its offset
-// promises, and no id comes twice (errWindowChanged otherwise); and the
-// records are in order, where the client can tell (a ProtocolError
-// otherwise). Traversal goroutine.
-type windowCheck[T Record] struct {
-	r        *windowReader[T]
-	key      sortKey
-	total    int // the first page's results.total
-	covered  int // records the window reaches
-	inWindow map[string]struct{}
-	prevKey  string
-}
-
-func newWindowCheck[T Record](r *windowReader[T], key sortKey, total int) *windowCheck[T] {
-	covered := min(total, r.windowCap)
-	return &windowCheck[T]{r: r, key: key, total: total, covered: covered,
-		inWindow: make(map[string]struct{}, covered)}
-}
-
-// page checks page i before its records are read. Traversal goroutine.
-func (c *windowCheck[T]) page(i int, p page[T]) error {
-	if expect := min(c.r.pageSize, c.covered-i*c.r.pageSize); p.total != c.total || len(p.records) != expect {
-		return errWindowChanged
-	}
-	return nil
-}
-
-// record checks the next record before it is handed out.
-// Traversal goroutine.
-func (c *windowCheck[T]) record(rec T) error {
-	id := rec.RecordID()
-	if _, dup := c.inWindow[id]; dup {
-		// Offsets shifted under the listing.
-		return errWindowChanged
-	}
-	c.inWindow[id] = struct{}{}
-	if !c.key.checked() {
-		return nil
-	}
-	k, err := keyOf(c.key, rec)
-	if err != nil {
-		return c.r.contractError("", "%v", err)
-	}
-	if c.prevKey != "" && c.key.before(k, c.prevKey) {
-		return c.r.contractError("?sort="+c.key.param(), "records are out of %s order: %s comes after %s", c.key.param(), k, c.prevKey)
-	}
-	c.prevKey = k
-	return nil
 }
 
 // contractError is a ProtocolError of a list request of the endpoint with
