@@ -2,7 +2,8 @@
 # Performance benchmarks of the provider.
 #
 #   tools/bench.sh client      # BenchmarkList(Files): engine vs lower bound vs sequential pagers; files in range windows
-#   tools/bench.sh polite      # BenchmarkListSmallStore: 25 rps store, default settings
+#   tools/bench.sh polite      # BenchmarkListSmallStore: stores of 20 and 25 rps, one and three listings
+#                              # at once, lenient and strict stores: 429 share and wall time vs ideal
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
 #                              # INCLUDE_RECORDS=false measures the ids-only mode

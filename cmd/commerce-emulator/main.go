@@ -85,6 +85,7 @@ type flags struct {
 	pageLimit                    int
 	latency, tokenLifetime       time.Duration
 	rateLimit                    float64
+	rateLimitStrict, retryAfter  bool
 	clientID, clientSecret       string
 	seed                         int64
 	flatTimestamps, stringStatus bool
@@ -130,7 +131,9 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	fs.StringVar(&f.baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")
 	fs.DurationVar(&f.latency, "latency", 0, "delay added to every request")
 	fs.DurationVar(&f.tokenLifetime, "token-lifetime", emulator.DefaultTokenLifetime, "lifetime of access tokens")
-	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second accepted before answering 429 (0 = unlimited)")
+	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "the store's budget: requests per second (sliding one-second window, shared by all endpoints and the token endpoint) accepted before answering 429 (0 = unlimited)")
+	fs.BoolVar(&f.rateLimitStrict, "rate-limit-counts-refused", false, "count refused requests in the rate limit's window too, as a stricter store does")
+	fs.BoolVar(&f.retryAfter, "rate-limit-retry-after", false, "send Retry-After with the rate limit's 429s (the real service documents none)")
 	fs.Float64Var(&c.failRate, "fail-rate", 0, "fraction of requests (0..1) answered with a random 503")
 	fs.IntVar(&f.pageLimit, "page-limit", emulator.DefaultPageLimit, "page size when page[limit] is absent (1..100)")
 	fs.BoolVar(&f.lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts, customers and hierarchies (the soft limit) instead of answering 400")
@@ -203,6 +206,7 @@ func (f *flags) setOptions(c *config) error {
 		return errors.New("-client-id and -client-secret must not be empty")
 	}
 	o.Seed, o.Latency, o.TokenLifetime, o.RateLimit = f.seed, f.latency, f.tokenLifetime, f.rateLimit
+	o.RateLimitCountsRefused, o.RateLimitRetryAfter = f.rateLimitStrict, f.retryAfter
 	o.DefaultPageLimit, o.LenientSoftOffsetLimit = f.pageLimit, f.lenientSoftOffset
 	o.FlatTimestamps, o.StringStatus = f.flatTimestamps, f.stringStatus
 	o.ClientID, o.ClientSecret = f.clientID, f.clientSecret

@@ -28,6 +28,7 @@ type tokenManager struct {
 	cfg    clientcredentials.Config
 	http   *http.Client
 	policy *retryPolicy
+	budget *budget
 	log    Logger
 
 	// fetching is a one-slot semaphore: one fetch at a time, and waiters can
@@ -50,7 +51,7 @@ type tokenManager struct {
 	lastFailure error
 }
 
-func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy) *tokenManager {
+func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy, budget *budget) *tokenManager {
 	return &tokenManager{
 		cfg: clientcredentials.Config{
 			ClientID:     c.ClientID,
@@ -62,6 +63,7 @@ func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy) *to
 		},
 		http:     httpClient,
 		policy:   policy,
+		budget:   budget,
 		log:      c.Logger,
 		fetching: make(chan struct{}, 1),
 	}
@@ -128,9 +130,19 @@ func (m *tokenManager) Fetches() int { return m.Newest() }
 func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
 	began := time.Now()
+	throttled := 0 // 429s, which use up no retry: the budget paces them
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		tok, err := m.cfg.Token(ctx)
+		if err != nil && statusOf(err) == http.StatusTooManyRequests && ctx.Err() == nil {
+			throttled++
+			last, _ := m.describe(err, attempt).(*APIError)
+			if tErr := m.budget.throttled(http.MethodPost, TokenPath, began, throttled, retryAfterOf(err), last); tErr != nil {
+				return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: tErr}
+			}
+			attempt--
+			continue
+		}
 		if err == nil {
 			gen := m.store(tok, start)
 			m.log.Debug(ctx, "obtained access token", map[string]any{

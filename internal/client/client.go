@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // maxBodyBytes bounds what one response may make the client read; a page of
@@ -25,15 +23,9 @@ type Client struct {
 	http     *http.Client
 	tokens   *tokenManager
 	policy   *retryPolicy
-	rate     *rate.Limiter // nil without a rate limit
+	budget   *budget // requests per second, shared by every request
 	inFlight *adaptiveLimit
 	requests atomic.Int64
-
-	// pauseUntil holds every request back after a 429 with Retry-After:
-	// the service's word applies to the client, not just to the request
-	// that happened to receive it.
-	pauseMu    sync.Mutex
-	pauseUntil time.Time
 
 	// unsortable holds the endpoints (by path) that refused or ignored a
 	// sort the capability table promised: listed without sort from then on.
@@ -41,21 +33,6 @@ type Client struct {
 	// probes holds, by path, what Probe found out about endpoints the
 	// capability table does not know (*probeCall).
 	probes sync.Map
-}
-
-func (c *Client) pauseFor(d time.Duration) {
-	c.pauseMu.Lock()
-	defer c.pauseMu.Unlock()
-	if until := time.Now().Add(d); until.After(c.pauseUntil) {
-		c.pauseUntil = until
-	}
-}
-
-func (c *Client) waitPause(ctx context.Context) error {
-	c.pauseMu.Lock()
-	d := time.Until(c.pauseUntil)
-	c.pauseMu.Unlock()
-	return sleep(ctx, d)
 }
 
 // New checks cfg and builds a Client. It does not contact the service: the
@@ -72,23 +49,23 @@ func New(cfg Config) (*Client, error) {
 	// Parallel page requests would otherwise open and close a connection
 	// each time: the default keeps only two idle ones per host.
 	transport.MaxIdleConnsPerHost = cfg.MaxParallelRequests + 2
-	base := &http.Client{Transport: userAgent{cfg.UserAgent, transport}}
 	policy := &retryPolicy{maxRetries: cfg.MaxRetries, waitMin: cfg.RetryWaitMin, waitMax: cfg.RetryWaitMax, now: time.Now}
+	budget := newBudget(cfg, policy.backoff)
+	// The budget sits below the User-Agent and above the connection: the
+	// token requests go through it too, since they count against the
+	// store's rate limit like every other.
+	base := &http.Client{Transport: userAgent{cfg.UserAgent, budgetTransport{budget, transport}}}
 
 	c := &Client{
 		cfg:      cfg,
 		http:     base,
 		policy:   policy,
+		budget:   budget,
 		inFlight: newAdaptiveLimit(cfg.MaxParallelRequests),
 	}
 	// The token request gets the same per-attempt timeout as every other.
 	tokenHTTP := &http.Client{Transport: base.Transport, Timeout: cfg.RequestTimeout}
-	c.tokens = newTokenManager(cfg, tokenHTTP, policy)
-	if cfg.RateLimit > 0 {
-		// Burst 1: the setting is a ceiling the service must never see
-		// exceeded, even for a moment.
-		c.rate = rate.NewLimiter(rate.Limit(cfg.RateLimit), 1)
-	}
+	c.tokens = newTokenManager(cfg, tokenHTTP, policy, budget)
 	return c, nil
 }
 
@@ -144,14 +121,20 @@ const maxFreeRetries = 3
 // retried, and hands a 2xx body to decode. A decode failure counts as a
 // failed attempt.
 //
+// A 429 is the service asking the client to slow down, not a failure: the
+// request goes again once the client's budget lets it (see budget.go), and
+// uses up no retry. It ends only when the service has accepted nothing of
+// this client for the throttle patience, or ctx ends.
+//
 // A 401 on a token older than the newest one the client holds is retried at
 // once with the newest, for free: another request has already replaced it. A
 // 401 on the newest token drops it and retries with a new one (fetched once
 // for all the requests it failed); that counts as an attempt, so a service
 // that refuses every token ends the request after max_retries.
 //
-// It is one loop on purpose, longer than the rest: the counts of free and
-// counted retries are its state, and every branch updates them.
+// It is one loop on purpose, longer than the rest: the counts of free,
+// throttled and counted retries are its state, and every branch updates
+// them.
 func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
 	target := c.cfg.BaseURL + path
 	shown := path
@@ -161,10 +144,12 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 	}
 	began := time.Now()
 	counts := countsOf(ctx)
-	free := 0    // free retries since the last counted attempt
-	refused := 0 // 401s in a row on the newest token
-	for attempt := 1; ; attempt++ {
-		if attempt > 1 || free > 0 {
+	free := 0      // free retries since the last counted attempt
+	refused := 0   // 401s in a row on the newest token
+	throttled := 0 // 429s to this request
+	var last429 *APIError
+	for attempt, sent := 1, 0; ; attempt, sent = attempt+1, sent+1 {
+		if sent > 0 {
 			counts.retried()
 		}
 		status, retryAfter, gen, err := c.attempt(ctx, target, shown, attempt, decode)
@@ -177,6 +162,25 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 			// Token requests retry on their own, and a response that
 			// breaks the contract will break it again.
 			return err
+		}
+		if status == http.StatusTooManyRequests && ctx.Err() == nil {
+			throttled++
+			errors.As(err, &last429)
+			if tErr := c.budget.throttled(http.MethodGet, shown, began, throttled, retryAfter, last429); tErr != nil {
+				return tErr
+			}
+			attempt--
+			c.cfg.Logger.Debug(ctx, "throttled; asking again within the request budget", map[string]any{
+				"method": http.MethodGet, "path": shown, "throttled_429": throttled, "budget_per_s": round1(c.budget.rate()),
+			})
+			continue
+		}
+		if ctx.Err() != nil && last429 != nil && status == 0 {
+			// The read's time ran out while the request waited for the
+			// store's rate limit: say so, not just "deadline exceeded".
+			tErr := c.budget.throttledError(http.MethodGet, shown, throttled, last429)
+			tErr.Cause = ctx.Err()
+			return tErr
 		}
 		if status == http.StatusUnauthorized && ctx.Err() == nil {
 			if gen < c.tokens.Newest() && free < maxFreeRetries {
@@ -218,9 +222,6 @@ func (c *Client) waitToRetry(ctx context.Context, shown string, attempt, status 
 	if !retry {
 		return err
 	}
-	if status == http.StatusTooManyRequests && retryAfter != "" {
-		c.pauseFor(wait)
-	}
 	var tErr *TransportError
 	if errors.As(err, &tErr) {
 		c.warnRetry(ctx, shown, attempt, wait, err)
@@ -239,14 +240,6 @@ func (c *Client) waitToRetry(ctx context.Context, shown string, attempt, status 
 // answer), the Retry-After header, the generation of the access token sent
 // (0 if none was), and an error for anything but success.
 func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) (status int, retryAfter string, gen int, err error) {
-	if err := c.waitPause(ctx); err != nil {
-		return 0, "", 0, err
-	}
-	if c.rate != nil {
-		if err := c.rate.Wait(ctx); err != nil {
-			return 0, "", 0, err
-		}
-	}
 	if err := c.inFlight.acquire(ctx); err != nil {
 		return 0, "", 0, err
 	}

@@ -37,8 +37,12 @@ type Config struct {
 	RateLimit           float64       // requests per second ceiling; 0 = none
 	MaxRetries          int           // retries after the first attempt; 0 = none (the provider defaults it)
 	RequestTimeout      time.Duration // per attempt
-	UserAgent           string
-	Logger              Logger
+	// ThrottlePatience is how long requests go on while the service
+	// answers every one 429 and accepts none; default
+	// DefaultThrottlePatience.
+	ThrottlePatience time.Duration
+	UserAgent        string
+	Logger           Logger
 
 	// Backoff bounds; tests shorten them. Zero takes 250ms and 30s.
 	RetryWaitMin time.Duration
@@ -139,6 +143,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.ThrottlePatience <= 0 {
+		c.ThrottlePatience = DefaultThrottlePatience
 	}
 	if c.RetryWaitMin == 0 {
 		c.RetryWaitMin = 250 * time.Millisecond

@@ -301,3 +301,59 @@ func (e *errSortUnusable) Error() string { return e.cause }
 // record was inserted, deleted or moved, so offsets shifted and a record
 // may have slipped between two pages.
 var errWindowChanged = errors.New("window changed while it was listed")
+
+// ThrottledError says that the service kept answering a request 429 Too
+// Many Requests until the client stopped asking: it accepted no request of
+// this client for the client's patience (Config.ThrottlePatience), asked
+// for a longer wait than that (Retry-After), or the caller's context ended
+// while the request waited for the store's rate limit.
+type ThrottledError struct {
+	Method, Path string
+	Refused      int           // 429 answers to this request
+	Waited       time.Duration // since the service last accepted a request of this client, or since this one began
+	Budget       float64       // the client's learned budget then, requests/s; 0 if none was learned
+	RateLimit    float64       // the configured ceiling (rate_limit); 0 if none
+	RetryAfter   time.Duration // a Retry-After longer than the patience, if that ended the request
+	Cause        error         // the context's error, if that ended the request
+	Err          *APIError     // the last 429
+}
+
+func (e *ThrottledError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: the service answered 429 Too Many Requests %s", e.Method, e.Path, times(e.Refused))
+	switch {
+	case e.Cause != nil:
+		fmt.Fprintf(&b, ", and the time given to the read ran out while requests went at the pace of the store's rate limit (%v)", e.Cause)
+	case e.RetryAfter > 0:
+		fmt.Fprintf(&b, " and asked to be left alone for %s (Retry-After)", e.RetryAfter)
+	default:
+		fmt.Fprintf(&b, " and accepted no request of this provider for %s", e.Waited.Round(time.Second))
+	}
+	if e.Budget > 0 {
+		fmt.Fprintf(&b, "; the provider had brought its pace down to %.1f requests/s", e.Budget)
+	}
+	if e.RateLimit > 0 {
+		fmt.Fprintf(&b, " (rate_limit %g)", e.RateLimit)
+	}
+	return b.String()
+}
+
+// Unwrap gives the last 429 and, if it ended the request, the context's
+// error.
+func (e *ThrottledError) Unwrap() []error {
+	var errs []error
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
+	}
+	return errs
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}

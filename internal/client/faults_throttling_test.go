@@ -26,19 +26,19 @@ func (m *atomicMin) store(x int) {
 
 func TestFault429StormWithRetryAfter(t *testing.T) {
 	longTest(t)
-	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
+	srv := emulatortest.Start(t, emulator.Options{Orders: 3000})
+	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))
-	// A storm that passes: every 3rd of the first 30 resource requests is
-	// answered 429 with Retry-After: 1.
+	// A storm that passes: every 3rd of the first 15 resource requests is
+	// answered 429 with Retry-After: 1. It uses up no retry.
 	var n atomic.Int64
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if !isOrdersList(r) {
 			return nil
 		}
 		low.store(c.inFlight.current())
-		if i := n.Add(1); i <= 30 && i%3 == 0 {
+		if i := n.Add(1); i <= 15 && i%3 == 0 {
 			return &emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1"}
 		}
 		return nil
@@ -47,11 +47,11 @@ func TestFault429StormWithRetryAfter(t *testing.T) {
 	stats := mustList(t, srv, c, Orders, ListQuery{})
 	elapsed := time.Since(start)
 	st := srv.Stats()
-	if st.StatusCounts[http.StatusTooManyRequests] != 10 || st.Faults != 10 {
-		t.Errorf("429s = %d, faults = %d; want 10", st.StatusCounts[http.StatusTooManyRequests], st.Faults)
+	if st.StatusCounts[http.StatusTooManyRequests] != 5 || st.Faults != 5 {
+		t.Errorf("429s = %d, faults = %d; want 5", st.StatusCounts[http.StatusTooManyRequests], st.Faults)
 	}
-	if got := clientRetries(c, stats); got != 10 {
-		t.Errorf("client retries = %d, want one per 429 (10)", got)
+	if got := clientRetries(c, stats); got != 5 {
+		t.Errorf("client retries = %d, want one per 429 (5)", got)
 	}
 	if elapsed < time.Second {
 		t.Errorf("listing took %v; every 429 asked for a 1s wait", elapsed)
@@ -59,46 +59,55 @@ func TestFault429StormWithRetryAfter(t *testing.T) {
 	if l := int(low.v.Load()); l >= c.MaxParallelRequests() {
 		t.Errorf("concurrency limit never dropped below %d during the storm", l)
 	}
-	if got := c.inFlight.current(); got != c.MaxParallelRequests() {
-		t.Errorf("concurrency limit is %d after the storm, want it recovered to %d", got, c.MaxParallelRequests())
-	}
 	t.Logf("listing took %v, lowest concurrency limit %d, %d pages, peak concurrency %d", elapsed, low.v.Load(), stats.Pages, st.MaxConcurrent)
 }
 
+// TestFault429StormBackoff: a storm of 429s without Retry-After (as the
+// real service sends them) costs no retry, lowers both the concurrency
+// limit and the request budget, and passes: the listing completes with
+// max_retries 0, and a clean listing afterwards runs in parallel again.
 func TestFault429StormBackoff(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 12 })
+	longTest(t)
+	srv := emulatortest.Start(t, emulator.Options{Orders: 3000})
+	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))
-	every3rd := emulator.FailEveryNth(3, emulator.Fault{Status: http.StatusTooManyRequests})
-	srv.SetFaults(func(r *http.Request, seq int64) *emulator.Fault {
-		if isOrdersList(r) {
-			low.store(c.inFlight.current())
+	var n atomic.Int64
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		if !isOrdersList(r) {
+			return nil
 		}
-		return every3rd(r, seq)
+		low.store(c.inFlight.current())
+		if i := n.Add(1); i <= 15 && i%3 == 0 {
+			return &emulator.Fault{Status: http.StatusTooManyRequests}
+		}
+		return nil
 	})
 	stats := mustList(t, srv, c, Orders, ListQuery{})
 	st := srv.Stats()
-	if st.StatusCounts[http.StatusTooManyRequests] != st.Faults || st.Faults < 40 {
-		t.Errorf("429s = %d, faults = %d; want every 3rd request (at least 40)", st.StatusCounts[http.StatusTooManyRequests], st.Faults)
+	if st.StatusCounts[http.StatusTooManyRequests] != 5 || st.Faults != 5 {
+		t.Errorf("429s = %d, faults = %d; want every 3rd of the first 15 requests", st.StatusCounts[http.StatusTooManyRequests], st.Faults)
 	}
-	if got := clientRetries(c, stats); got != st.Faults {
-		t.Errorf("client retries = %d, want one per 429 (%d)", got, st.Faults)
+	if got := clientRetries(c, stats); got != 5 || stats.Throttled != 5 {
+		t.Errorf("client retries = %d, throttled = %d; want one per 429 (5)", got, stats.Throttled)
 	}
 	if l := int(low.v.Load()); l >= c.MaxParallelRequests() {
 		t.Errorf("concurrency limit never dropped below %d during the storm", l)
 	}
-	// The storm is over: a clean listing brings the limit back to the
-	// maximum and actually runs requests in parallel again.
+	if stats.Budget <= 0 {
+		t.Errorf("no request budget learned from the storm (stats %+v)", stats)
+	}
+	// The storm is over: clean listings bring the concurrency limit back
+	// to the maximum and the budget up again.
 	srv.SetFaults(nil)
-	srv.SetLatency(2 * time.Millisecond) // so that parallel requests overlap
-	srv.ResetStats()
-	mustList(t, srv, c, Orders, ListQuery{})
+	for range 2 {
+		mustList(t, srv, c, Orders, ListQuery{})
+	}
 	if got := c.inFlight.current(); got != c.MaxParallelRequests() {
-		t.Errorf("concurrency limit is %d after a clean listing, want it recovered to %d", got, c.MaxParallelRequests())
+		t.Errorf("concurrency limit is %d after clean listings, want it recovered to %d", got, c.MaxParallelRequests())
 	}
-	if got := srv.Stats().MaxConcurrent; got < 2 {
-		t.Errorf("peak concurrency after recovery = %d, want parallel requests again", got)
+	if got := c.budget.rate(); got <= stats.Budget {
+		t.Errorf("budget %.1f/s after clean listings, want it above the %.1f/s the storm left", got, stats.Budget)
 	}
-	t.Logf("lowest concurrency limit %d, %d 429s", low.v.Load(), st.Faults)
+	t.Logf("lowest concurrency limit %d, budget after the storm %.1f/s, now %.1f/s", low.v.Load(), stats.Budget, c.budget.rate())
 }

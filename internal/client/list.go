@@ -46,6 +46,10 @@ type ListStats struct {
 	// answers it got. Counted per listing, also when listings share the
 	// Client.
 	Requests, Retries, Throttled int
+	// Budget is the client's learned request budget when the listing
+	// ended, in requests per second: 0 while the service has never
+	// throttled the client (see budget.go).
+	Budget float64
 	// Strategy says how the listing reached every record (Strategy*).
 	Strategy string
 }
@@ -146,7 +150,15 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		nextProgress:  ProgressInterval,
 	}
 	err = l.run(ctx, key)
-	return l.finish(ctx, counts, time.Since(began)), err
+	stats := l.finish(ctx, counts, time.Since(began))
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) && stats.Throttled > 0 && stats.Budget > 0 {
+		// The caller's time ran out while the listing went at the pace
+		// the store's rate limit allowed: say so, not only "deadline
+		// exceeded".
+		err = &ThrottledError{Method: http.MethodGet, Path: kind.Path, Refused: stats.Throttled,
+			Budget: stats.Budget, RateLimit: c.cfg.RateLimit, Cause: err}
+	}
+	return stats, err
 }
 
 // finish completes the listing's stats and warns if the service throttled
@@ -156,6 +168,7 @@ func (l *lister[T]) finish(ctx context.Context, counts *requestCounts, elapsed t
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
 	counts.fill(&l.stats)
+	l.stats.Budget = round1(l.c.budget.rate())
 	l.c.warnThrottled(ctx, l.kind.Name, l.stats, elapsed)
 	return l.stats
 }

@@ -67,18 +67,20 @@ func (s ListStats) RequestRate(elapsed time.Duration) float64 {
 }
 
 // warnThrottled logs, once at the end of a listing the service answered 429,
-// how often it did, at what rate the listing sent requests and how far the
-// client has lowered its parallelism in answer.
+// how often it did, at what rate the listing sent requests and the budget
+// the client has learned in answer.
 func (c *Client) warnThrottled(ctx context.Context, resource string, stats ListStats, elapsed time.Duration) {
 	if stats.Throttled == 0 {
 		return
 	}
 	rate := stats.RequestRate(elapsed)
 	parallel := c.inFlight.current()
-	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the listing of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); parallelism now %d of max_parallel_requests %d. "+
-		"Lower max_parallel_requests or set rate_limit if this recurs.", resource, stats.Throttled, stats.Requests, rate, parallel, c.cfg.MaxParallelRequests), map[string]any{
+	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the listing of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); "+
+		"the provider now paces all its requests at %.1f requests/s, with up to %d in flight. "+
+		"The store's rate limit is shared with its storefront: set rate_limit below it to leave room if this recurs.",
+		resource, stats.Throttled, stats.Requests, rate, stats.Budget, parallel), map[string]any{
 		"resource": resource, "throttled_429": stats.Throttled, "requests": stats.Requests, "retries": stats.Retries,
-		"request_rate_per_s": rate, "parallelism": parallel, "max_parallel_requests": c.cfg.MaxParallelRequests,
+		"request_rate_per_s": rate, "budget_per_s": stats.Budget, "parallelism": parallel, "max_parallel_requests": c.cfg.MaxParallelRequests,
 		"rate_limit": c.cfg.RateLimit, "duration_ms": elapsed.Milliseconds(),
 	})
 }

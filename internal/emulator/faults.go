@@ -3,7 +3,6 @@ package emulator
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -180,46 +179,4 @@ func (s *Server) writeTruncated(w http.ResponseWriter, resp *response, reqID str
 	_, _ = bw.Write(half)
 	_ = bw.Flush()
 	return resp.status
-}
-
-// rateLimiter is a token bucket with a burst of max(1, rate).
-type rateLimiter struct {
-	mu     sync.Mutex
-	rate   float64
-	tokens float64
-	last   time.Time
-}
-
-func (l *rateLimiter) set(rps float64, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.rate = max(rps, 0)
-	l.tokens = max(1, l.rate)
-	l.last = now
-}
-
-func (l *rateLimiter) rps() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rate
-}
-
-// allow takes a token; when none is left it returns false and the whole
-// seconds until one is available (at least 1).
-func (l *rateLimiter) allow(now time.Time) (bool, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.rate <= 0 {
-		return true, 0
-	}
-	if elapsed := now.Sub(l.last).Seconds(); elapsed > 0 {
-		l.tokens = min(max(1, l.rate), l.tokens+elapsed*l.rate)
-	}
-	l.last = now
-	if l.tokens >= 1 {
-		l.tokens--
-		return true, 0
-	}
-	wait := (1 - l.tokens) / l.rate
-	return false, max(1, int(math.Ceil(wait)))
 }

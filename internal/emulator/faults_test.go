@@ -208,31 +208,70 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("statuses %v", statuses)
 	}
 	c.wantError(429, last, lastBody)
-	if last.Header.Get("Retry-After") != "1" {
-		t.Errorf("Retry-After %q", last.Header.Get("Retry-After"))
+	if h := last.Header.Get("Retry-After"); h != "" {
+		t.Errorf("Retry-After %q; the real service documents none", h)
 	}
-	time.Sleep(600 * time.Millisecond)
+	// The token endpoint draws on the same budget.
+	resp, body := c.do(http.MethodPost, "/oauth/access_token", "", nil, nil)
+	c.wantError(429, resp, body)
+	time.Sleep(1100 * time.Millisecond)
 	if resp, _ := c.get("/v2/orders", ""); resp.StatusCode != 200 {
-		t.Errorf("after waiting: %d", resp.StatusCode)
+		t.Errorf("after the window passed: %d", resp.StatusCode)
 	}
-	if st := c.s.Stats(); st.RateLimited != 1 || st.StatusCounts[429] != 1 {
+	if st := c.s.Stats(); st.RateLimited != 2 || st.StatusCounts[429] != 2 {
 		t.Errorf("stats %+v", st)
 	}
-	// Slow rates: burst 1, Retry-After rounds up to whole seconds.
+	// Slow rates: one request per 1/rate seconds; Retry-After on request
+	// rounds up to whole seconds.
+	c.s.SetRateLimitRetryAfter(true)
 	c.s.SetRateLimit(0.4)
 	c.get("/v2/orders", "")
-	resp, _ := c.get("/v2/orders", "")
+	resp, _ = c.get("/v2/orders", "")
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "3" {
 		t.Errorf("0.4 rps: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	// The token endpoint is limited too.
-	resp, body := c.do(http.MethodPost, "/oauth/access_token", "", nil, nil)
-	c.wantError(429, resp, body)
 	c.s.SetRateLimit(0)
 	for range 20 {
 		if resp, _ := c.get("/v2/orders", ""); resp.StatusCode != 200 {
 			t.Fatal("unlimited rate still limits")
 		}
+	}
+}
+
+// A sliding window, unlike a token bucket, has no burst beyond its
+// capacity at a window's edge, and the stricter store counts refusals.
+func TestRateLimitWindow(t *testing.T) {
+	var l rateLimiter
+	l.set(3)
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	try := func(ms int) bool { ok, _ := l.allow(at(ms)); return ok }
+	for i, ms := range []int{0, 100, 200} {
+		if !try(ms) {
+			t.Fatalf("request %d refused within capacity", i)
+		}
+	}
+	if try(900) {
+		t.Error("a fourth request within one second was accepted")
+	}
+	if ok, wait := l.allow(at(950)); ok || wait != 1 {
+		t.Errorf("full window: ok %v, retry after %d s", ok, wait)
+	}
+	if !try(1000) || try(1050) || !try(1100) || !try(1200) || try(1999) {
+		t.Error("places did not free one by one as the window slid")
+	}
+
+	l.set(2)
+	l.setCountRefused(true)
+	if !try(0) || !try(10) || try(500) || try(1005) {
+		t.Error("strict store: want 2 accepted, then refusals that keep the window full")
+	}
+	// 0 and 10 have left; 500 and 1005 (refused, counted) are still in.
+	if try(1400) {
+		t.Error("strict store: accepted while refused requests fill the window")
+	}
+	if !try(2500) {
+		t.Error("strict store: refused once the window had emptied")
 	}
 }
 

@@ -38,10 +38,20 @@ type Options struct {
 
 	// Latency is added to every request, the token endpoint included.
 	Latency time.Duration
-	// RateLimit is the number of requests per second the server accepts
-	// (token bucket with a burst of max(1, RateLimit)); excess requests get
-	// 429 with Retry-After. 0 means unlimited.
+	// RateLimit is the store's budget in requests per second, shared by
+	// every endpoint and the token endpoint: at most floor(RateLimit)
+	// requests in any sliding window of one second (below 1, one request
+	// per 1/RateLimit seconds). Excess requests get 429 with the errors
+	// body and, as the real service documents, no Retry-After. 0 means
+	// unlimited.
 	RateLimit float64
+	// RateLimitCountsRefused makes refused requests count in the window
+	// too, as a stricter store does: a client that keeps sending while
+	// throttled stays throttled.
+	RateLimitCountsRefused bool
+	// RateLimitRetryAfter adds Retry-After (whole seconds until the window
+	// has room) to the rate limit's 429s, as some gateways do.
+	RateLimitRetryAfter bool
 	// Faults, if set, is consulted for every request; see SetFaults.
 	Faults FaultFunc
 

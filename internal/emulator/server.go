@@ -37,12 +37,13 @@ type Server struct {
 	tokens tokenStore
 	stats  *statsCollector
 
-	latency            atomic.Int64 // time.Duration
-	tokenLifetime      atomic.Int64 // time.Duration
-	softOffsetEnforced atomic.Bool
-	ignoreSort         atomic.Uint32 // resourceBits set
-	limiter            rateLimiter
-	faults             atomic.Pointer[FaultFunc]
+	latency             atomic.Int64 // time.Duration
+	tokenLifetime       atomic.Int64 // time.Duration
+	softOffsetEnforced  atomic.Bool
+	ignoreSort          atomic.Uint32 // resourceBits set
+	limiter             rateLimiter
+	rateLimitRetryAfter atomic.Bool
+	faults              atomic.Pointer[FaultFunc]
 
 	seq      atomic.Int64
 	idPrefix string
@@ -80,7 +81,9 @@ func New(opts Options) *Server {
 	s.tokenLifetime.Store(int64(opts.TokenLifetime))
 	s.tokens.maxUses.Store(int64(max(opts.TokenRequests, 0)))
 	s.softOffsetEnforced.Store(!opts.LenientSoftOffsetLimit)
-	s.limiter.set(opts.RateLimit, time.Now())
+	s.limiter.set(opts.RateLimit)
+	s.limiter.setCountRefused(opts.RateLimitCountsRefused)
+	s.rateLimitRetryAfter.Store(opts.RateLimitRetryAfter)
 	s.SetFaults(opts.Faults)
 	var p [4]byte
 	_, _ = rand.Read(p[:])
@@ -159,8 +162,16 @@ func (s *Server) ExpireAllTokens() { s.tokens.expireAll(time.Now()) }
 func (s *Server) IssuedTokens() []string { return s.tokens.all() }
 
 // SetRateLimit sets the requests per second accepted (0 = unlimited) and
-// refills the token bucket.
-func (s *Server) SetRateLimit(rps float64) { s.limiter.set(rps, time.Now()) }
+// empties the window.
+func (s *Server) SetRateLimit(rps float64) { s.limiter.set(rps) }
+
+// SetRateLimitCountsRefused switches whether refused requests take a place
+// in the rate limit's window (see Options.RateLimitCountsRefused).
+func (s *Server) SetRateLimitCountsRefused(on bool) { s.limiter.setCountRefused(on) }
+
+// SetRateLimitRetryAfter switches whether a 429 of the rate limit carries
+// Retry-After (see Options.RateLimitRetryAfter).
+func (s *Server) SetRateLimitRetryAfter(on bool) { s.rateLimitRetryAfter.Store(on) }
 
 // SetSoftOffsetLimitEnforced switches whether the resources with the soft
 // offset limit (accounts, customers, hierarchies) refuse offsets above it
@@ -247,11 +258,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, seq int64, reqID 
 	}
 	if ok, retryAfter := s.limiter.allow(time.Now()); !ok {
 		s.stats.countRateLimited()
-		resp := s.errorResponse(&apiError{
+		e := &apiError{
 			status: http.StatusTooManyRequests,
-			detail: fmt.Sprintf("Rate limit exceeded: this server accepts %g requests per second. Retry after %d seconds.", s.limiter.rps(), retryAfter),
-			header: [][2]string{{"Retry-After", strconv.Itoa(retryAfter)}},
-		})
+			detail: fmt.Sprintf("Rate limit exceeded: this store accepts %g requests per second.", s.limiter.rps()),
+		}
+		// The real service documents no Retry-After; some gateways send one.
+		if s.rateLimitRetryAfter.Load() {
+			e.header = [][2]string{{"Retry-After", strconv.Itoa(retryAfter)}}
+		}
+		resp := s.errorResponse(e)
 		return s.write(w, resp, reqID)
 	}
 	if ff := s.faults.Load(); ff != nil {

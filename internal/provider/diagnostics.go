@@ -23,8 +23,11 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		apiErr    *client.APIError
 		protoErr  *client.ProtocolError
 		transport *client.TransportError
+		throttled *client.ThrottledError
 	)
 	switch {
+	case errors.As(err, &throttled): // before the deadline: it says why time ran out
+		return throttledDiagnostic(what, throttled)
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return diag.NewErrorDiagnostic("Timed out",
 			fmt.Sprintf("Could not %s before the read timeout ran out: %v\n\nRaise timeouts.read on the data source, or narrow its filter.", what, err))
@@ -55,6 +58,21 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 	default:
 		return diag.NewErrorDiagnostic("Could not "+what, err.Error())
 	}
+}
+
+// throttledDiagnostic reports a read the store's rate limit kept from
+// finishing: what the provider saw, and how to leave the store room.
+func throttledDiagnostic(what string, err *client.ThrottledError) diag.Diagnostic {
+	detail := err.Error()
+	if err.Err != nil {
+		detail += "\n\nThe service's last answer:\n" + serviceWords(err.Err)
+	}
+	detail += "\n\nThe store's rate limit (25 requests/s on a development store, 100 on a production one, unless the vendor set another) is shared by its storefront, " +
+		"other pipelines and every data source of this plan. A 429 makes the provider slow down and ask again, without using up max_retries; " +
+		"it gives up only when the store accepts none of its requests for " + client.DefaultThrottlePatience.String() + ", or the read's time (timeouts.read) runs out. " +
+		"Run the plan when the store is less busy, set rate_limit well below the store's limit to leave room for the storefront (e.g. rate_limit = 10 on a development store), " +
+		"lower max_parallel_requests, narrow the filters or set max_results so that fewer requests are needed, raise timeouts.read, or ask the vendor for a higher limit."
+	return diag.NewErrorDiagnostic(fmt.Sprintf("Could not %s: the store kept answering 429 Too Many Requests", what), detail)
 }
 
 // unreachableDiagnostic reports a request that got no usable answer, and
@@ -99,7 +117,7 @@ func apiDiagnostic(what string, err *client.APIError) diag.Diagnostic {
 	case err.Refused():
 		detail += "\n\nThe access token was refused even after a new one was fetched: check that the application key behind client_id may read this resource."
 	case err.Throttled():
-		detail += "\n\nThe service kept rate-limiting the provider. Lower max_parallel_requests or set rate_limit, or raise max_retries."
+		detail += "\n\nThe service kept rate-limiting the provider. Set rate_limit below the store's limit to leave room for its storefront, or lower max_parallel_requests."
 	}
 	return diag.NewErrorDiagnostic(summary, detail)
 }

@@ -82,7 +82,7 @@ func runListing[T client.Record](ctx context.Context, c *client.Client, kind cli
 	stats, err := client.List(ctx, c, kind, q, emit)
 	tflog.Info(ctx, "listing finished", map[string]any{
 		"resource": kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
-		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled,
+		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled, "budget_per_s": stats.Budget,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
 	return stats, err
