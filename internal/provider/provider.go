@@ -109,17 +109,17 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Validators: []validator.Int64{int64validator.Between(1, MaxParallelRequestsLimit)},
 			},
 			"rate_limit": schema.Float64Attribute{
-				Optional:            true,
+				Optional: true,
 				MarkdownDescription: "Hard ceiling on requests per second from this provider to the store, token requests included, shared by every data source of the run. Falls back to `" + EnvRateLimit + "`. " +
 					"Unset, the provider lists as fast as `max_parallel_requests` allows until the store answers `429`, then paces all its requests a little below the rate the store accepted, and climbs back while it accepts more. " +
 					"Set it below the store's limit (25 requests/s on a development store, 100 on a production one) to leave room for the storefront, e.g. `10` on a development store.",
-				Validators:          []validator.Float64{float64validator.AtLeast(0.01)},
+				Validators: []validator.Float64{float64validator.AtLeast(0.01)},
 			},
 			"max_retries": schema.Int64Attribute{
-				Optional:            true,
+				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Retries of a request that failed with 500, 502, 503, 504 or a network error, with exponential back-off that honours `Retry-After`. 0 to 20; defaults to %d. "+
 					"A `429 Too Many Requests` is no failure and uses up no retry: the request goes again at the pace the store allows, until the store has accepted none of the provider's requests for %s or the read's timeout ends.", client.DefaultMaxRetries, client.DefaultThrottlePatience),
-				Validators:          []validator.Int64{int64validator.Between(0, 20)},
+				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional:            true,
