@@ -10,7 +10,7 @@
 provider "commerce" {
   page_size             = 100   # records per request; 100 is the service's maximum
   max_parallel_requests = 8     # page requests in flight while listing
-  rate_limit            = 20    # requests per second, at most
-  max_retries           = 5     # retries on 429, 500, 502, 503, 504 and network errors
+  rate_limit            = 10    # requests per second, at most: leaves the storefront room
+  max_retries           = 5     # retries on 500, 502, 503, 504 and network errors (a 429 uses none)
   request_timeout       = "30s" # time one request attempt may take
 }
