@@ -103,7 +103,7 @@ func newBudget(cfg Config, backoff func(int) time.Duration) *budget {
 func (b *budget) wait(ctx context.Context) (time.Time, error) {
 	for {
 		b.mu.Lock()
-		pause := b.pauseUntil.Sub(time.Now())
+		pause := time.Until(b.pauseUntil)
 		b.mu.Unlock()
 		if err := sleep(ctx, pause); err != nil {
 			return time.Time{}, err
@@ -250,7 +250,7 @@ func (b *budget) rate() float64 {
 func (b *budget) exhausted(began time.Time) (bool, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	since := time.Now().Sub(maxTime(began, b.lastAccepted))
+	since := time.Since(maxTime(began, b.lastAccepted))
 	return since >= b.patience, since
 }
 

@@ -17,19 +17,16 @@ func testBudget(ceiling float64) *budget {
 	return newBudget(cfg, func(int) time.Duration { return 100 * time.Millisecond })
 }
 
-// send lets n requests go and answers each with status.
-func (b *budget) sendAll(t *testing.T, n, status int) time.Time {
+// sendAll lets n requests go and answers each with status.
+func (b *budget) sendAll(t *testing.T, n, status int) {
 	t.Helper()
-	var last time.Time
 	for range n {
 		sent, err := b.wait(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		b.observe(t.Context(), sent, status, "")
-		last = sent
 	}
-	return last
 }
 
 func TestBudgetLearnsFromRefusals(t *testing.T) {
@@ -114,8 +111,8 @@ func TestBudgetSharedByConcurrentListings(t *testing.T) {
 				t.Errorf("%d of %d requests refused; want at most %d (the first burst, then the budget)", refused, st.TotalRequests, limit)
 			}
 			accepted := st.TotalRequests - refused
-			if min := time.Duration(float64(accepted-25) / 25 * float64(time.Second)); elapsed < min {
-				t.Errorf("%d accepted requests in %v: faster than the store allows (%v)", accepted, elapsed, min)
+			if least := time.Duration(float64(accepted-25) / 25 * float64(time.Second)); elapsed < least {
+				t.Errorf("%d accepted requests in %v: faster than the store allows (%v)", accepted, elapsed, least)
 			}
 			if got := c.budget.rate(); got <= 0 || got > 25 {
 				t.Errorf("budget %.1f/s; want one learned, at most the store's 25", got)
