@@ -13,8 +13,13 @@ import (
 // plan time than as an HTTP error during apply.
 const MaxLength = 8192
 
-// TimestampLayout is the time.Parse layout of timestamp values: ISO 8601 in
-// UTC with exactly three fractional digits and a literal Z.
+// MaxTerms is the most terms the service takes in the filter of one
+// request; it answers 400 to more.
+const MaxTerms = 10
+
+// TimestampLayout is the time.Parse layout of the timestamps the provider
+// writes itself: ISO 8601 in UTC with exactly three fractional digits and a
+// literal Z. ParseTimestamp reads every form the service takes.
 const TimestampLayout = "2006-01-02T15:04:05.000Z"
 
 // Op is a filter operator.
