@@ -139,6 +139,8 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	fs.BoolVar(&f.lenientSoftOffset, "lenient-soft-offset", false, "serve offsets above 10,000 on accounts, customers and hierarchies (the soft limit) instead of answering 400")
 	fs.BoolVar(&f.flatTimestamps, "flat-timestamps", false, "put created_at/updated_at and page/results at the top level instead of under meta")
 	fs.BoolVar(&f.stringStatus, "string-status", false, `send JSON:API error statuses as strings ("400")`)
+	fs.IntVar(&c.opts.MaxFilterTerms, "max-filter-terms", emulator.DefaultMaxFilterTerms, "most terms a request's filter may have before the answer is 400 (negative: no limit)")
+	fs.IntVar(&c.opts.MaxFilterRequestBytes, "max-filter-request-bytes", emulator.DefaultMaxFilterRequestBytes, "longest request target (path and query) of a request with a filter before the answer is 400 (negative: no limit)")
 	fs.StringVar(&f.clientID, "client-id", emulator.DefaultClientID, "accepted client_id")
 	fs.StringVar(&f.clientSecret, "client-secret", emulator.DefaultClientSecret, "accepted client_secret")
 	fs.StringVar(&c.readyFile, "ready-file", "", "write the base URL to this `file` once listening")

@@ -31,7 +31,7 @@ var accountResource = &resource{
 			{"name", kindString, opsEqLike},
 			{"legal_name", kindString, opsEqLike},
 			{"registration_id", kindString, opsEqLike},
-			{"external_ref", kindString, opsEqLikeIn},
+			{"external_ref", kindString, opsEqLike},
 			{"parent_id", kindString, 0},
 			{"created_at", kindTime, opsEqRange},
 			{"updated_at", kindTime, opsEqRange},

@@ -79,11 +79,9 @@ func (s opSet) String() string {
 var (
 	opsEq        = opsOf(filter.Eq)
 	opsEqLike    = opsOf(filter.Eq, filter.Like)
-	opsEqLikeIn  = opsOf(filter.Eq, filter.Like, filter.In)
 	opsRange     = opsOf(filter.Gt, filter.Ge, filter.Lt, filter.Le)
 	opsEqRange   = opsEq | opsRange
 	opsEqRangeIn = opsEqRange | opsOf(filter.In)
-	opsIn        = opsOf(filter.In)
 )
 
 // column describes one attribute of a resource. Its name is the attribute

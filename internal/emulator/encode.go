@@ -210,12 +210,14 @@ func appendFormattedPrice(b []byte, amount int64, currency string) []byte {
 }
 
 // appendPrice appends a formatted price object {"amount","currency","formatted"}.
+// The currency is one of currencies: three capital letters, which need no
+// escaping (appendFormattedPrice writes it as it is too).
 func appendPrice(b []byte, amount int64, currency string) []byte {
 	b = append(b, `{"amount":`...)
 	b = strconv.AppendInt(b, amount, 10)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, currency)
-	b = append(b, `,"formatted":`...)
+	b = append(b, `,"currency":"`...)
+	b = append(b, currency...)
+	b = append(b, `","formatted":`...)
 	b = appendFormattedPrice(b, amount, currency)
 	return append(b, '}')
 }

@@ -34,7 +34,7 @@ var fileResource = &resource{
 		name: "files",
 		typ:  "file",
 		cols: []column{
-			{"id", kindString, opsIn},
+			{"id", kindString, 0}, // no id filter on files
 			{"file_name", kindString, opsEqLike},
 			{"mime_type", kindString, 0},
 			{"file_size", kindNumber, opsRange},

@@ -73,14 +73,9 @@ func (s *Server) notFound(path string) *response {
 // handleGet serves GET {prefix}/{resource}/{id}.
 func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
 	s.stats.countGet()
-	if r.URL.RawQuery != "" {
-		values, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return s.errorResponse(badRequest("", "The query string is malformed: %v.", err))
-		}
-		for name := range values {
-			return s.errorResponse(badRequest(name, "Unknown query parameter %q: reading one %s takes no query parameters.", name, t.res.typ))
-		}
+	asked, aerr := parseGetParams(t.res, r.URL.RawQuery)
+	if aerr != nil {
+		return s.errorResponse(aerr)
 	}
 	enc := newEncoding(r, s.opts.FlatTimestamps)
 	bp := getBuf()
@@ -89,6 +84,9 @@ func (s *Server) handleGet(r *http.Request, t *table, id string) *response {
 	if ok {
 		b := append(*bp, `{"data":`...)
 		b = t.res.appendRecord(b, t, row, enc)
+		if asked != 0 {
+			b = t.res.appendIncluded(b, t, row, enc, asked)
+		}
 		*bp = append(b, '}')
 	}
 	s.mu.RUnlock()

@@ -75,6 +75,14 @@ type Options struct {
 	// SetSoftOffsetLimitEnforced.
 	LenientSoftOffsetLimit bool
 
+	// MaxFilterTerms is the most terms a request's filter may have; more
+	// get 400, as on the real service. Default 10; negative: no limit.
+	MaxFilterTerms int
+	// MaxFilterRequestBytes is the longest request target (path and query)
+	// of a request with a filter; longer ones get 400. Default 8192, the
+	// service's 8 KB; negative: no limit.
+	MaxFilterRequestBytes int
+
 	// StringStatus sends the status of JSON:API errors as a string ("400")
 	// instead of a number, as the real service sometimes does.
 	StringStatus bool
@@ -132,6 +140,8 @@ func (o Options) withDefaults() Options {
 	defInt(&o.DefaultPageLimit, DefaultPageLimit)
 	o.DefaultPageLimit = min(o.DefaultPageLimit, o.MaxPageLimit)
 	defInt(&o.OffsetLimit, OffsetLimit)
+	defInt(&o.MaxFilterTerms, DefaultMaxFilterTerms)
+	defInt(&o.MaxFilterRequestBytes, DefaultMaxFilterRequestBytes)
 	defInt(&o.RequestLogSize, 10000)
 	defInt(&o.CacheSize, 32)
 	if o.BaseTime.IsZero() {

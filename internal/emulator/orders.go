@@ -92,10 +92,12 @@ var orderResource = &resource{
 		gap:          45 * time.Second,
 		stream:       streamOrders,
 		extra:        streamOrderExtra,
-		start:        func(t *table, o *Options) { t.state = newOrderPools(o.Seed) },
+		start:        func(t *table, o *Options) { t.state = newOrderPools(o.Seed, o.BaseTime.UnixMilli()) },
 	},
-	fill:   fillOrder,
-	update: updateOrder,
+	fill:           fillOrder,
+	update:         updateOrder,
+	includes:       orderIncludes,
+	appendIncluded: appendOrderIncluded,
 }
 
 var currencies = []string{"USD", "EUR", "GBP"}
@@ -112,19 +114,20 @@ type buyer struct {
 	postcode            string // of the buyer's address
 }
 
-// orderPools hold the customers, account members and products orders refer
-// to. They grow as orders are generated or inserted, so that returning
-// buyers place several orders.
+// orderPools hold the customers, account members, products and
+// promotions orders refer to. The buyers grow as orders are generated or
+// inserted, so that returning buyers place several orders.
 type orderPools struct {
 	customers []*buyer
 	members   []*buyer
 	accounts  []string
 	products  [numProducts]string // ids
 	skus      [numProducts]string
+	promotionPool
 }
 
-func newOrderPools(seed int64) *orderPools {
-	p := &orderPools{}
+func newOrderPools(seed, baseMs int64) *orderPools {
+	p := &orderPools{promotionPool: newPromotionPool(seed, baseMs)}
 	rng := newRand(seed, streamProducts)
 	for i := range p.products {
 		p.products[i] = newUUID(rng)
@@ -263,7 +266,9 @@ func appendOrder(b []byte, t *table, row int32, enc *encoding) []byte {
 	b = appendString(b, s[ordPayment][row])
 	b = append(b, `,"shipping":`...)
 	b = appendString(b, s[ordShipping][row])
-	b = append(b, `,"order_number":`...)
+	// The emulator anonymizes no order (POST /v2/orders/anonymize is not
+	// served), so every order keeps its buyer's data.
+	b = append(b, `,"anonymized":false,"order_number":`...)
 	b = appendString(b, s[ordNumber][row])
 	b = append(b, `,"external_ref":`...)
 	b = appendString(b, s[ordExtRef][row])
@@ -284,6 +289,7 @@ func appendOrder(b []byte, t *table, row int32, enc *encoding) []byte {
 	b = append(b, `,"relationships":{"items":{"data":[{"type":"item","id":`...)
 	b = appendString(b, s[ordItemID][row])
 	b = append(b, `}]}`...)
+	b = appendDiscountRelationship(b, t, row)
 	if id := s[ordCustomerID][row]; id != "" {
 		b = append(b, ',')
 		b = appendRelationship(b, "customer", "customer", id)
@@ -295,29 +301,6 @@ func appendOrder(b []byte, t *table, row int32, enc *encoding) []byte {
 		b = appendRelationship(b, "account_member", "account_member", s[ordMemberID][row])
 	}
 	return append(b, '}', '}')
-}
-
-// appendOrderMeta appends the meta member with the display prices, and the
-// timestamps where they go.
-func appendOrderMeta(b []byte, t *table, row int32, enc *encoding) []byte {
-	if enc.flat {
-		b = appendTimestamps(b, t, row)
-		b = append(b, ',')
-	}
-	withTax, withoutTax, currency := t.num[ordWithTax][row], t.num[ordWithoutTax][row], t.str[ordCurrency][row]
-	b = append(b, `"meta":{"display_price":{"with_tax":`...)
-	b = appendPrice(b, withTax, currency)
-	b = append(b, `,"without_tax":`...)
-	b = appendPrice(b, withoutTax, currency)
-	b = append(b, `,"tax":`...)
-	b = appendPrice(b, withTax-withoutTax, currency)
-	b = append(b, '}')
-	if !enc.flat {
-		b = append(b, `,"timestamps":{`...)
-		b = appendTimestamps(b, t, row)
-		b = append(b, '}')
-	}
-	return append(b, '}')
 }
 
 // Order is a copy of one order as the emulator serves it.
@@ -349,14 +332,23 @@ type Order struct {
 	ProductSKU string // SKU-0042
 	WithTax    int64  // meta.display_price.with_tax.amount, in minor units
 	WithoutTax int64  // meta.display_price.without_tax.amount, in minor units
-	Currency   string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Discount is meta.display_price.discount.amount: 0, or negative for
+	// an order with a promotion (PromotionID) or a custom discount
+	// (CustomDiscountID); WithTax is the price after it.
+	Discount         int64
+	PromotionID      string
+	CustomDiscountID string
+	// Paid and Authorized are meta.display_price.paid and .authorized:
+	// WithTax for a paid, respectively authorized, order, else 0.
+	Paid, Authorized int64
+	Currency         string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 func orderAt(t *table, row int32) Order {
 	s := t.str
-	return Order{
+	o := Order{
 		ID: s[ordID][row], Status: s[ordStatus][row], Payment: s[ordPayment][row], Shipping: s[ordShipping][row],
 		OrderNumber: s[ordNumber][row], ExternalRef: s[ordExtRef][row],
 		CustomerName: s[ordName][row], CustomerEmail: s[ordEmail][row], CustomerID: s[ordCustomerID][row],
@@ -368,6 +360,16 @@ func orderAt(t *table, row int32) Order {
 		Currency:  s[ordCurrency][row],
 		CreatedAt: msTime(t.num[ordCreated][row]), UpdatedAt: msTime(t.num[ordUpdated][row]),
 	}
+	kind, promo, discount := orderDiscount(t, row)
+	o.Discount = discount
+	switch kind {
+	case promotionDiscount:
+		o.PromotionID = orderPoolsOf(t).promotions[promo]
+	case customDiscount:
+		o.CustomDiscountID = string(appendDerivedUUID(nil, o.ID, saltCustomDiscount))
+	}
+	o.Paid, o.Authorized = orderPayments(o.WithTax, o.Payment)
+	return o
 }
 
 var orders = accessor[Order]{orderResource, orderAt}

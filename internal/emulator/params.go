@@ -89,6 +89,39 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 	return p, nil
 }
 
+// parseGetParams validates the query string of a GET of one record: only
+// include, on a resource the vendor documents it for. It returns the
+// documented values asked for (comma-separated); others are ignored, as the
+// vendor's includes guide says the service does.
+func parseGetParams(res *resource, rawQuery string) (includeSet, *apiError) {
+	if rawQuery == "" {
+		return 0, nil
+	}
+	values, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return 0, badRequest("", "The query string is malformed: %v.", err)
+	}
+	for name, vs := range values {
+		switch {
+		case len(res.includes) == 0:
+			return 0, badRequest(name, "Unknown query parameter %q: reading one %s takes no query parameters.", name, res.typ)
+		case name != "include":
+			return 0, badRequest(name, "Unknown query parameter %q: reading one %s takes only include.", name, res.typ)
+		case len(vs) > 1:
+			return 0, badRequest(name, "Query parameter %q is given %d times; give it at most once.", name, len(vs))
+		}
+	}
+	var asked includeSet
+	for _, v := range strings.Split(values.Get("include"), ",") {
+		// The vendor's includes guide: a value the service does not support
+		// is ignored, not refused.
+		if i := slices.Index(res.includes, v); i >= 0 {
+			asked |= 1 << i
+		}
+	}
+	return asked, nil
+}
+
 // offsetLimitError refuses page[offset] raw, above limit, with a hint
 // that fits the resource: keyset paging where it can be sorted, filters
 // where it cannot.

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
@@ -131,14 +130,11 @@ func (tm *term) addValue(v string) *apiError {
 	case kindString:
 		tm.strs = append(tm.strs, v)
 	case kindTime:
-		if !filter.IsTimestamp(v) {
-			return badRequest("filter", "Invalid value %q for %s: timestamps must have the form %s, e.g. 2026-01-01T00:00:00.000Z.", v, attr, filter.TimestampLayout)
+		ms, ok := parseFilterTime(v)
+		if !ok {
+			return badRequest("filter", "Invalid value %q for %s: give a date as YYYY-MM-DD (e.g. 2026-01-02), milliseconds since 1970-01-01 (e.g. 1767312000000), or an ISO 8601 timestamp (e.g. 2026-01-02T03:04:05Z or 2026-01-02T03:04:05.678Z).", v, attr)
 		}
-		ts, err := time.Parse(filter.TimestampLayout, v)
-		if err != nil {
-			return badRequest("filter", "Invalid value %q for %s: %v.", v, attr, err)
-		}
-		tm.nums = append(tm.nums, ts.UnixMilli())
+		tm.nums = append(tm.nums, ms)
 	case kindNumber:
 		n, ok := parseInteger(v)
 		if !ok {

@@ -24,7 +24,18 @@ type resource struct {
 	fill func(t *table, row int32, seq int, seeded bool)
 	// update makes the change of an update, besides updated_at.
 	update func(t *table, row int32)
+	// includes are the values the include parameter of GET {path}/{id}
+	// takes, as the vendor documents them; none: the GET takes no query
+	// parameter. appendIncluded appends the included member for the
+	// values asked for (bit i: includes[i]), or nothing when none of them
+	// has a related record, as the service leaves it out then.
+	includes       []string
+	appendIncluded func(b []byte, t *table, row int32, enc *encoding, asked includeSet) []byte
 }
+
+// includeSet is a set of include values of a resource, by position in its
+// includes.
+type includeSet uint32
 
 // generator says how many records of a resource New generates and how.
 type generator struct {
@@ -58,8 +69,8 @@ var resources = register(
 )
 
 // register derives what each declaration leaves implicit and checks what
-// generic code relies on: distinct names, random streams and ignore-sort
-// bits.
+// generic code relies on: distinct names, random streams, ignore-sort bits
+// and include bits.
 func register(rs ...*resource) []*resource {
 	if len(rs) > 32 {
 		panic("emulator: more resources than ignore-sort bits")
@@ -78,6 +89,9 @@ func register(rs ...*resource) []*resource {
 		}
 		if names[r.name] {
 			panic("emulator: resource " + r.name + " registered twice")
+		}
+		if len(r.includes) > 32 || (len(r.includes) > 0) != (r.appendIncluded != nil) {
+			panic("emulator: " + r.name + " needs an encoder for its includes, and at most 32 of them")
 		}
 		names[r.name] = true
 	}

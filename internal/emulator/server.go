@@ -275,6 +275,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, seq int64, reqID 
 			return s.serveFault(w, r, f, reqID)
 		}
 	}
+	if e := s.checkFilterLimits(r); e != nil {
+		return s.write(w, s.errorResponse(e), reqID)
+	}
 	return s.write(w, s.handle(r), reqID)
 }
 
