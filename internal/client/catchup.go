@@ -25,7 +25,12 @@ func (l *lister[T]) catchUp(ctx context.Context) error {
 		since := filter.Expr{filter.NewTerm(filter.Ge, l.key.attr, nextMillisecond(l.firstListedKey))}
 		before := l.stats.Listed
 		l.firstListedKey = ""
-		if err := l.traverse(ctx, and(l.q.Filter, since.String()), l.key); err != nil {
+		base, err := l.narrowed(l.q.Filter, since, l.key.param(),
+			"to find the records updated while the listing ran, the provider lists those updated since it began again")
+		if err != nil {
+			return err
+		}
+		if err := l.traverse(ctx, base, l.key); err != nil {
 			return err
 		}
 		if l.stats.Listed == before {

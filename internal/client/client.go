@@ -141,6 +141,12 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 		shown += "?" + query.Encode()
+		if query.Has("filter") && len(shown) > MaxRequestBytes {
+			// The listing checks its requests before it builds them; this
+			// guards every other path to the service.
+			return &FilterLimitError{Resource: path, Filter: query.Get("filter"), Terms: -1, Bytes: len(shown),
+				Fix: "Use fewer or shorter values (an in() of about 200 ids fills a request)."}
+		}
 	}
 	began := time.Now()
 	counts := countsOf(ctx)

@@ -101,7 +101,10 @@ func (l *lister[T]) traverseFrom(ctx context.Context, w *window[T]) error {
 // Traversal goroutine.
 func (l *lister[T]) rereadByKeyset(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
 	for covered := 0; covered < l.windowCap; {
-		expr := withBound(base, bound)
+		expr, err := l.windowFilter(base, key, bound)
+		if err != nil {
+			return nil, false, err
+		}
 		p, err := l.fetch(ctx, expr, key, 0)
 		if err != nil {
 			return nil, false, err
@@ -169,7 +172,11 @@ func (l *lister[T]) afterTieGroup(ctx context.Context, base string, key sortKey,
 // where the service sorts and bounds ids, else in windows of the range
 // attribute and sorted here by id, else not at all. Traversal goroutine.
 func (l *lister[T]) listTieGroup(ctx context.Context, base string, key sortKey, tieKey string) error {
-	tie := and(base, key.equal(tieKey).String())
+	tie, err := l.narrowed(base, key.equal(tieKey), key.param(),
+		fmt.Sprintf("more than %d records share %s %s, so the provider lists them on their own, bounded by that value", OffsetLimit, key.attr, tieKey))
+	if err != nil {
+		return err
+	}
 	r := l.kind.Resource
 	if r.keysetCapable(idKey.attr) && !l.c.sortUnusable(r.Path) {
 		return l.traverse(ctx, tie, idKey)
@@ -180,7 +187,7 @@ func (l *lister[T]) listTieGroup(ctx context.Context, base string, key sortKey, 
 			Fix:    "narrow the filter so that fewer records share one " + key.attr}
 	}
 	var group []T
-	err := l.listUnsorted(ctx, tie, func(rec T) (bool, error) {
+	err = l.listUnsorted(ctx, tie, func(rec T) (bool, error) {
 		group = append(group, rec)
 		return false, nil
 	})

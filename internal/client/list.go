@@ -107,22 +107,8 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 	if err != nil {
 		return ListStats{}, err
 	}
-	if q.Filter != "" {
-		if _, err := filter.Parse(q.Filter); err != nil {
-			return ListStats{}, fmt.Errorf("filter: %w", err)
-		}
-	}
 	if q.MaxResults < 0 {
 		return ListStats{}, fmt.Errorf("max results %d must not be negative", q.MaxResults)
-	}
-	var createdBefore string
-	if !q.CreatedBefore.IsZero() {
-		cut := q.CreatedBefore.UTC().Truncate(time.Millisecond).Format(filter.TimestampLayout)
-		if f, ok := kind.Filters["created_at"]; ok && f.Allows(filter.Lt) {
-			q.Filter = and(q.Filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}.String())
-		} else {
-			createdBefore = cut
-		}
 	}
 	began := time.Now()
 	ctx, counts := withRequestCounts(ctx)
@@ -141,6 +127,24 @@ func List[T Record](ctx context.Context, c *Client, kind Kind[T], q ListQuery, e
 		cancel()
 		reader.sched.close()
 	}()
+	// The user's filter must parse, and be within the service's limits on
+	// its own; the terms the engine adds later merge into it (narrow.go).
+	if _, err := reader.narrowed(q.Filter, nil, key.param(), ""); err != nil {
+		return ListStats{}, err
+	}
+	var createdBefore string
+	if !q.CreatedBefore.IsZero() {
+		cut := filter.FormatTimestamp(q.CreatedBefore)
+		createdBefore = cut
+		if f, ok := kind.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+			// Where the filter has no room for one more term, the provider
+			// drops the newest records itself, as on endpoints that cannot
+			// filter created_at.
+			if narrowed, err := reader.narrowed(q.Filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, key.param(), ""); err == nil {
+				q.Filter, createdBefore = narrowed, ""
+			}
+		}
+	}
 	l := &lister[T]{
 		windowReader:  reader,
 		q:             q,
@@ -170,6 +174,7 @@ func (l *lister[T]) finish(ctx context.Context, counts *requestCounts, elapsed t
 	counts.fill(&l.stats)
 	l.stats.Budget = round1(l.c.budget.rate())
 	l.c.warnThrottled(ctx, l.kind.Name, l.stats, elapsed)
+	l.c.warnDecoded(ctx, l.kind.Name, counts)
 	return l.stats
 }
 

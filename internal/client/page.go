@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
-	"net/url"
-	"strconv"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
 )
 
 // pageMeta accepts both spellings of the paging members: "limit" (what the
@@ -40,21 +42,16 @@ type page[T Record] struct {
 	records []T
 	total   int // results.total: records matching the request's filter
 	offset  int // offset requested
+	// issues are the display attributes of an unexpected type its records
+	// held (lenient.go).
+	issues []decodeIssue
 }
 
 // fetchPage requests one page and checks it against the contract: paging
 // attributes present, no more records than asked for, every record with an
 // id. A response that breaks it is a ProtocolError, which is not retried.
 func fetchPage[T Record](ctx context.Context, c *Client, kind Kind[T], filterExpr, sort string, offset, limit int, keepRaw bool) (page[T], error) {
-	q := url.Values{}
-	q.Set("page[limit]", strconv.Itoa(limit))
-	q.Set("page[offset]", strconv.Itoa(offset))
-	if sort != "" {
-		q.Set("sort", sort)
-	}
-	if filterExpr != "" {
-		q.Set("filter", filterExpr)
-	}
+	q := listParams(filterExpr, sort, offset, limit)
 	path := kind.Path + "?" + q.Encode()
 	var out page[T]
 	err := c.get(ctx, kind.Path, q, func(body []byte) error {
@@ -62,14 +59,21 @@ func fetchPage[T Record](ctx context.Context, c *Client, kind Kind[T], filterExp
 		out = p
 		return err
 	})
+	if err == nil {
+		// For the listing's warnings; the worker that decoded the page
+		// adds them, the traversal goroutine logs them (warnDecoded).
+		countsOf(ctx).noteDecoded(out.issues)
+	}
 	return out, err
 }
 
 // decodeListBody decodes one list response body and checks it against the
-// contract: paging attributes present, no more records than limit, every
-// record with an id. A body that is not JSON is returned as a plain error
-// (the caller retries it); a body that breaks the contract is a
-// ProtocolError naming path, the request's path and query.
+// contract: paging attributes present and of their type, no more records
+// than limit, every record with an id. A body that is not JSON is returned
+// as a plain error (the caller retries it); a body that breaks the
+// contract is a ProtocolError naming path, the request's path and query.
+// Display attributes of an unexpected type break nothing: they are in the
+// page's issues.
 func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keepRaw bool, path string) (page[T], error) {
 	out := page[T]{offset: offset}
 	var (
@@ -82,13 +86,20 @@ func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 	if keepRaw || err != nil {
 		// Record by record: to keep the raw JSON, or to tell a body that is
 		// not JSON (retried) from a record of the wrong shape (named).
-		d, err = decodeEach(body, kind.decode, keepRaw)
+		d, err = decodeEach(body, kind.decodeRecord, keepRaw)
+	}
+	problem := func(format string, args ...any) error { return contractBroken(path, format, args...) }
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		// Valid JSON, and the records are taken apart on their own:
+		// results.total, the paging or data has the wrong type.
+		field := strings.TrimPrefix(typeErr.Field, "listEnvelope.")
+		return out, problem("the response's %s is a JSON %s, where the contract has %s", field, typeErr.Value, contractType(typeErr.Type))
 	}
 	if err != nil {
 		return out, err // a cut or garbled body: retried
 	}
 	lb := d.env
-	problem := func(format string, args ...any) error { return contractBroken(path, format, args...) }
 	results := lb.Results
 	if lb.Meta != nil && lb.Meta.Results != nil {
 		results = lb.Meta.Results
@@ -110,6 +121,7 @@ func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 	}
 	out.total = *results.Total
 	out.records = *d.records
+	out.issues = d.issues
 	// One answer lists a record once; a repeated id means another record
 	// of the page was hidden behind it, which deduplication would make a
 	// silent loss.
@@ -121,4 +133,17 @@ func decodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 		index[rec.RecordID()] = i
 	}
 	return out, nil
+}
+
+// contractType names the type a member of a list body should have had.
+func contractType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct, reflect.Pointer, reflect.Map:
+		return "an object"
+	}
+	return t.String()
 }

@@ -117,9 +117,10 @@ func (l *lister[T]) listSpan(ctx context.Context, base string, sp span, sink fun
 			}
 			w.cancel()
 			if attr == "" || sp.single() || total <= l.pageSize {
+				sent := w.expr
 				w = nil
 				if reread+1 >= maxWindowRereads {
-					return l.contractError("?filter="+and(base, sp.bound(attr).String()),
+					return l.contractError("?filter="+sent,
 						"the records changed under the listing %d times in a row (totals, page sizes or ids disagreed between pages)", maxWindowRereads)
 				}
 				continue

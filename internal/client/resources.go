@@ -98,7 +98,6 @@ type Resource struct {
 var (
 	eqOnly    = []filter.Op{filter.Eq}
 	eqLike    = []filter.Op{filter.Eq, filter.Like}
-	eqLikeIn  = []filter.Op{filter.Eq, filter.Like, filter.In}
 	ranges    = []filter.Op{filter.Gt, filter.Ge, filter.Lt, filter.Le}
 	eqRanges  = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le}
 	allRanges = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le, filter.In}
@@ -147,8 +146,14 @@ var (
 			"without_tax": "meta.display_price.without_tax.amount",
 		},
 	}
-	// Files cannot be sorted at all, nor filtered by time or id ranges:
-	// the provider lists them in windows of file_size and sorts them.
+	// Files cannot be sorted at all, nor filtered by time or id: the
+	// provider lists them in windows of file_size and sorts them. Filters
+	// as in openapispecs/files/files.yaml, operation getAllFiles, at its
+	// newest version (ecbdbbec, 2024-05-24, unchanged on main through
+	// 33ab00fe; the mono-repository copy apps/core/openapispecs/files/
+	// files.yaml at 74b406fd, 2024-08-22, is the same): file_name,
+	// width, height and file_size only; no version of it has a filter on
+	// id.
 	FilesResource = Resource{
 		Name: "files", Singular: "file", Path: APIPrefix + "/files",
 		ProviderSorts: []string{"created_at", "file_size", "id"},
@@ -156,7 +161,6 @@ var (
 		Filters: merge(
 			attrs(KindString, eqLike, "file_name"),
 			attrs(KindNumber, ranges, "width", "height", "file_size"),
-			attrs(KindString, []filter.Op{filter.In}, "id"),
 		),
 		RangeAttribute:  "file_size",
 		HardOffsetLimit: true,
@@ -165,7 +169,13 @@ var (
 	// own default is -created_at) and range-filter on id and timestamps.
 	// Names filter with eq and like only, so no keyset reaches past the
 	// offset limit in name order: the provider sorts names itself, bytewise
-	// (as Terraform's sort() does), whatever the count.
+	// (as Terraform's sort() does), whatever the count. Filters as in
+	// openapispecs/accounts/OpenAPISpec.yaml, operation get-v2-accounts, at
+	// its newest version (37e486ea, 2024-11-15, branch
+	// docs-account-management.svc; main's abb600f8, 2024-08-13, as read at
+	// 33ab00fe, has the same filter table, as has every version since
+	// 5028f168, 2024-05-31): external_ref takes eq and like, not in; only
+	// id takes in.
 	AccountsResource = Resource{
 		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
 		ServiceSorts:  []string{"created_at", "updated_at", "id"},
@@ -173,7 +183,7 @@ var (
 		DefaultSort:   "created_at",
 		Filters: merge(
 			attrs(KindString, eqLike, "name", "legal_name", "registration_id"),
-			attrs(KindString, eqLikeIn, "external_ref"),
+			attrs(KindString, eqLike, "external_ref"),
 			attrs(KindString, allRanges, "id"),
 			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
 		),

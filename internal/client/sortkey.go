@@ -173,18 +173,3 @@ func (k sortKey) equal(v string) filter.Expr {
 	}
 	return k.term(filter.Eq, v)
 }
-
-// and joins filter expressions given as text; empty parts drop out.
-func and(parts ...string) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(p)
-	}
-	return b.String()
-}

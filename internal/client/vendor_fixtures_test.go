@@ -180,8 +180,7 @@ func TestVendorAccountsList(t *testing.T) {
 	}
 }
 
-// The vendor's reference has no example body for GET /v2/orders, only for
-// single orders: these decode through the single-record path Get uses.
+// Single orders decode through the single-record path Get uses.
 func TestVendorOrderGet(t *testing.T) {
 	raw := vendorSingleRecord(t, vendorFixture(t, "order_get.json"))
 	got, err := Orders.decode(raw, true)
@@ -264,6 +263,118 @@ func TestVendorOrderGetSecondPrecision(t *testing.T) {
 			t.Errorf("%s key = %q, want 2024-05-31T16:43:31.000Z", attr, key)
 		}
 	}
+}
+
+// The newest single-order body of the vendor's repository:
+// docs/carts-orders/custom-discounts-include.mdx (GET /v2/orders/:id with
+// include=custom_discounts), as on main at 33ab00fe; the body came in with
+// 8f1b6614 (2024-08-13) and is the same there. The cartsorders spec
+// (openapispecs/cartsorders/OpenAPISpec.yaml, newest 17f916a5 of
+// 2024-11-27 on branch docs-orders.svc, ab8c2c17 of 2024-10-30 on main)
+// has no 200 example for orders. The body has anonymized, the display
+// prices the client does not model (discount, balance_owing, paid,
+// authorized, without_discount) and an included member beside data.
+func TestVendorOrderGetCustomDiscounts(t *testing.T) {
+	body := vendorFixture(t, "order_get_custom_discounts.json")
+	raw := vendorSingleRecord(t, body)
+	got, err := Orders.decode(raw, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.JSON != string(raw) {
+		t.Errorf("raw JSON is not the record's bytes")
+	}
+	got.JSON = ""
+	want := Order{
+		Common: Common{
+			ID:        "a51a680e-9570-4f8d-9bbc-bd3c9fcd9ea3",
+			CreatedAt: "2023-04-19T23:08:57Z",
+			UpdatedAt: "2023-04-19T23:08:57Z",
+		},
+		Status:           "incomplete",
+		Payment:          "unpaid",
+		Shipping:         "unfulfilled",
+		CustomerName:     "John Doe",
+		CustomerEmail:    "andy@example.com",
+		Currency:         "USD",
+		AmountWithTax:    i64(8500), // after the discount of -1500
+		AmountWithoutTax: i64(8500),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order record:\n got %s\nwant %s", dump(got), dump(want))
+	}
+	checkSortValues(t, got, map[string]string{"with_tax": "8500", "created_at": "2023-04-19T23:08:57Z"})
+	// What the fixture is for: the members the SDK declares and the client
+	// reads past must be there, as the vendor writes them.
+	var doc struct {
+		Data struct {
+			Anonymized *bool `json:"anonymized"`
+			Meta       struct {
+				DisplayPrice map[string]struct {
+					Amount    *int64 `json:"amount"`
+					Currency  string `json:"currency"`
+					Formatted string `json:"formatted"`
+				} `json:"display_price"`
+			} `json:"meta"`
+		} `json:"data"`
+		Included map[string][]json.RawMessage `json:"included"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if a := doc.Data.Anonymized; a == nil || *a {
+		t.Errorf("anonymized = %v, want false", a)
+	}
+	for name, amount := range map[string]int64{"discount": -1500, "paid": 0, "authorized": 0, "balance_owing": 8500, "without_discount": 10000} {
+		p, ok := doc.Data.Meta.DisplayPrice[name]
+		if !ok || p.Amount == nil || *p.Amount != amount || p.Currency != "USD" || p.Formatted == "" {
+			t.Errorf("display_price.%s = %+v, want amount %d USD", name, p, amount)
+		}
+	}
+	if n := len(doc.Included["custom_discounts"]); n != 2 {
+		t.Errorf("included.custom_discounts has %d records, want 2", n)
+	}
+}
+
+// The newest list-orders body of the vendor's repository: the "Get all
+// Orders" page, docs/carts-orders/orders/orders-api/get-all-orders.md, at
+// its last version (ed337b79, 2024-05-30), before 2c510816 (2024-05-31)
+// replaced the hand-written orders pages with the reference generated from
+// the cartsorders spec, which has no example body. It predates anonymized
+// and the other display prices; its links say page[limit]=50 where its
+// meta.page.limit is 100.
+func TestVendorOrdersList(t *testing.T) {
+	p := decodeVendorList(t, vendorFixture(t, "orders_list.json"), Orders, 100)
+	if p.total != 100 {
+		t.Errorf("total = %d, want 100 (meta.results.total)", p.total)
+	}
+	if len(p.records) != 1 {
+		t.Fatalf("got %d records, want 1", len(p.records))
+	}
+	got := p.records[0]
+	got.JSON = ""
+	want := Order{
+		Common: Common{
+			ID:        "369ad4a4-ee67-48b0-x347-t50a6e61d83d",
+			CreatedAt: "2018-04-16T10:11:59.715Z",
+			UpdatedAt: "2018-04-16T10:11:59.715Z",
+		},
+		Status:           "incomplete",
+		Payment:          "unpaid",
+		Shipping:         "unfulfilled",
+		CustomerName:     "Mr John Doe",
+		CustomerEmail:    "johndoe@example.com",
+		Currency:         "USD", // from with_tax; the example's tax has an empty currency
+		AmountWithTax:    i64(217500),
+		AmountWithoutTax: i64(217500),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order record:\n got %s\nwant %s", dump(got), dump(want))
+	}
+	checkSortValues(t, got, map[string]string{
+		"id": "369ad4a4-ee67-48b0-x347-t50a6e61d83d", "created_at": "2018-04-16T10:11:59.715Z",
+		"updated_at": "2018-04-16T10:11:59.715Z", "with_tax": "217500", "without_tax": "217500",
+	})
 }
 
 // TestVendorTokenAndGet serves the vendor's token response and order body

@@ -95,12 +95,24 @@ type quota struct {
 // unlimited is the quota of a listing without MaxResults.
 var unlimited = quota{}
 
-// withBound is base narrowed by bound.
-func withBound(base string, bound filter.Expr) string {
+// windowFilter is the filter of a window of base in key order from bound:
+// bound merged into base's terms on the same attribute (see narrow.go),
+// within the service's limits. Either goroutine.
+func (r *windowReader[T]) windowFilter(base string, key sortKey, bound filter.Expr) (string, error) {
 	if bound == nil {
-		return base
+		return base, nil
 	}
-	return and(base, bound.String())
+	return r.narrowed(base, bound, key.param(), r.boundReason(key, bound))
+}
+
+// boundReason says, for messages, why a window's requests carry bound.
+func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
+	if key == unsorted {
+		return fmt.Sprintf("past the service's offset limit of %d records, %s are listed in ranges of %s, and each range's requests bound it",
+			OffsetLimit, r.kind.Name, bound[0].Attribute)
+	}
+	return fmt.Sprintf("past the service's offset limit of %d records, each window's requests bound %s, the attribute the listing is sorted by",
+		OffsetLimit, key.attr)
 }
 
 // open requests a window's first page; the traversal goroutine, which
@@ -121,9 +133,9 @@ func (r *windowReader[T]) prefetch(parent context.Context, base string, key sort
 // onFirst (if set) on the worker before the traversal sees it. Either
 // goroutine.
 func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, onFirst func(*window[T], page[T])) (*window[T], error) {
-	expr := withBound(base, bound)
-	if len(expr) > filter.MaxLength {
-		return nil, fmt.Errorf("the filter with its keyset bound is %d bytes, more than the service's %d: shorten the filter expression", len(expr), filter.MaxLength)
+	expr, err := r.windowFilter(base, key, bound)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(parent)
 	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
@@ -175,6 +187,13 @@ func (r *windowReader[T]) plan(w *window[T], p0 page[T], want quota) (pages int,
 	n := r.pagesToRead(w, p0.total, want)
 	w.planned = n
 	w.more = p0.total > r.reach(w.key, n)
+	if err := r.nextWindowFits(w, p0); err != nil {
+		// The next window's requests would break the service's filter
+		// limits: stop before asking for more of this one.
+		w.planned = 1
+		w.next <- continuation[T]{err: err}
+		return w.planned, w.more
+	}
 	// The last page decides where the next window starts: ask for it first.
 	var then func(page[T])
 	if w.more {
@@ -194,6 +213,23 @@ func (r *windowReader[T]) plan(w *window[T], p0 page[T], want quota) (pages int,
 		r.sched.submit(bulk, r.pageTask(w, i, nil))
 	}
 	return w.planned, w.more
+}
+
+// nextWindowFits checks, for a window that does not hold the rest of a
+// keyset listing, that the windows after it can carry their bound within
+// the service's filter limits. Any record's key stands for the bounds to
+// come: they all merge with the same terms of the base filter. Either
+// goroutine, under w.mu.
+func (r *windowReader[T]) nextWindowFits(w *window[T], p0 page[T]) error {
+	if !w.more || w.key == unsorted || len(p0.records) == 0 {
+		return nil
+	}
+	k, err := keyOf(w.key, p0.records[0])
+	if err != nil {
+		return nil //nolint:nilerr // the record's own problem, reported when it is read
+	}
+	_, err = r.windowFilter(w.base, w.key, w.key.from(k))
+	return err
 }
 
 // pagesToRead is how many of w's pages, of a window whose first page
