@@ -154,9 +154,12 @@ type strictGeneric struct {
 	CreatedAt string          `json:"created_at"`
 	UpdatedAt string          `json:"updated_at"`
 	Meta      struct {
-		CreatedAt  string         `json:"created_at"`
-		UpdatedAt  string         `json:"updated_at"`
-		Timestamps wireTimestamps `json:"timestamps"`
+		CreatedAt  string `json:"created_at"`
+		UpdatedAt  string `json:"updated_at"`
+		Timestamps struct {
+			CreatedAt string `json:"created_at"`
+			UpdatedAt string `json:"updated_at"`
+		} `json:"timestamps"`
 	} `json:"meta"`
 }
 
@@ -196,10 +199,10 @@ func (w wireGeneric) record(raw string, paths map[string]string) (Generic, error
 	}
 	m := w.Meta
 	nested := wireTimestamps{
-		CreatedAt: first(m.Timestamps.CreatedAt, m.CreatedAt, w.CreatedAt),
-		UpdatedAt: first(m.Timestamps.UpdatedAt, m.UpdatedAt, w.UpdatedAt),
+		CreatedAt: lenientString{v: first(m.Timestamps.CreatedAt, m.CreatedAt, w.CreatedAt)},
+		UpdatedAt: lenientString{v: first(m.Timestamps.UpdatedAt, m.UpdatedAt, w.UpdatedAt)},
 	}
-	c, err := wireCommon{ID: w.ID}.common(nested, nil, false)
+	c, err := wireCommon{ID: w.ID}.common(nested, nil, false, nil)
 	if err != nil {
 		return Generic{}, err
 	}
@@ -231,7 +234,7 @@ func (e *genericElem) UnmarshalJSON(b []byte) error {
 // says.
 func GenericKind(r Resource) Kind[Generic] {
 	paths := r.ValuePaths
-	decode := func(raw []byte, _ bool) (Generic, error) {
+	decode := func(raw []byte, _ bool, _ *decodeNotes) (Generic, error) {
 		w, err := parseGeneric(raw)
 		if err != nil {
 			return Generic{}, err
@@ -239,12 +242,12 @@ func GenericKind(r Resource) Kind[Generic] {
 		return w.record(string(raw), paths)
 	}
 	decodeAll := func(body []byte) (decodedBody[Generic], error) {
-		return decodeBody(body, func(e genericElem) (Generic, error) {
+		return decodeBody(body, func(e genericElem, _ *decodeNotes) (Generic, error) {
 			if e.err != nil {
 				return Generic{}, e.err
 			}
 			return e.w.record(e.raw, paths)
 		})
 	}
-	return Kind[Generic]{Resource: r, decode: decode, decodeAll: decodeAll}
+	return Kind[Generic]{Resource: r, decodeRecord: decode, decodeAll: decodeAll}
 }

@@ -10,11 +10,14 @@ import (
 // requestCounts counts the resource requests of one listing. A Client is
 // shared by every data source of a run, whose listings may run at once, so
 // the counts travel with the listing's context rather than in the Client:
-// get and attempt add to the counts of the context they are given, if any.
+// get and attempt add to the counts of the context they are given, if any,
+// and fetchPage the display attributes of an unexpected type its page
+// held (decoded, see lenient.go).
 type requestCounts struct {
 	requests  atomic.Int64 // requests sent, retries included
 	retries   atomic.Int64 // requests sent again after a failed attempt
 	throttled atomic.Int64 // 429 Too Many Requests answers
+	decoded   decodeLog
 }
 
 type requestCountsKey struct{}

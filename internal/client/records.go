@@ -19,6 +19,9 @@ type Common struct {
 	UpdatedAt string
 	// JSON is the record's raw JSON; filled only when a listing asks for it.
 	JSON string
+	// odd is set when a timestamp held neither a string nor a number
+	// (CreatedAt or UpdatedAt is then empty): see oddTimes.
+	odd *oddTimes
 }
 
 func (c Common) RecordID() string { return c.ID }
@@ -30,8 +33,14 @@ func (c Common) sortValue(attr string) (string, bool) {
 	case "id":
 		return c.ID, c.ID != ""
 	case "created_at":
+		if c.CreatedAt == "" && c.odd != nil && c.odd.createdAt != "" {
+			return c.odd.createdAt, true
+		}
 		return c.CreatedAt, c.CreatedAt != ""
 	case "updated_at":
+		if c.UpdatedAt == "" && c.odd != nil && c.odd.updatedAt != "" {
+			return c.odd.updatedAt, true
+		}
 		return c.UpdatedAt, c.UpdatedAt != ""
 	}
 	return "", false
@@ -116,16 +125,23 @@ func (a Account) SortValue(attr string) (string, bool) {
 	return a.sortValue(attr)
 }
 
-// Kind binds a Resource to its record type and decoders.
+// Kind binds a Resource to its record type and decoders. decodeRecord
+// notes in n the display attributes of an unexpected type (lenient.go);
+// decodeAll returns them with the body.
 type Kind[T Record] struct {
 	Resource
-	decode    func(raw []byte, keepRaw bool) (T, error)
-	decodeAll func(body []byte) (decodedBody[T], error)
+	decodeRecord func(raw []byte, keepRaw bool, n *decodeNotes) (T, error)
+	decodeAll    func(body []byte) (decodedBody[T], error)
+}
+
+// decode decodes one record's JSON, leaving out the notes.
+func (k Kind[T]) decode(raw []byte, keepRaw bool) (T, error) {
+	return k.decodeRecord(raw, keepRaw, nil)
 }
 
 // kindOf binds r to the record type T, decoded from the wire form W.
 func kindOf[T Record, W wire[T]](r Resource) Kind[T] {
-	return Kind[T]{Resource: r, decode: decodeOne[T, W], decodeAll: decodeAll[T, W]}
+	return Kind[T]{Resource: r, decodeRecord: decodeOne[T, W], decodeAll: decodeAll[T, W]}
 }
 
 // The record kinds the engine lists. A new resource adds its Resource row,

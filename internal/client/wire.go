@@ -5,6 +5,7 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -12,38 +13,42 @@ import (
 )
 
 // wireRelation is one to-one relationship of a record,
-// {"data": {"type": ..., "id": ...}}; data may be null or absent.
+// {"data": {"type": ..., "id": ...}}; data may be null or absent. Like
+// every member that holds only display attributes, it is lenient (see
+// displayObjects).
 type wireRelation struct {
-	Data *struct {
-		ID string `json:"id"`
+	Data struct {
+		ID lenientString `json:"id"`
 	} `json:"data"`
 }
 
-func (r wireRelation) id() string {
-	if r.Data == nil {
-		return ""
+// id is the related record's id; path names the relationship in notes.
+func (r wireRelation) id(n *decodeNotes, path, rid string) string {
+	if r.Data.ID.odd == asDocumented {
+		return r.Data.ID.v
 	}
-	return r.Data.ID
+	return r.Data.ID.text(n, path+".data.id", rid)
 }
 
 // wirePerson is the name and email of an order's customer (customer) or,
 // for an order placed by an account member, its contact (contact).
 type wirePerson struct {
-	Name  string `json:"name"`
-	Email string `json:"email"`
+	Name  lenientString `json:"name"`
+	Email lenientString `json:"email"`
 }
 
-// wireAmount is one of an order's display prices.
+// wireAmount is one of an order's display prices. The object is strict:
+// it holds a range attribute.
 type wireAmount struct {
-	Amount   flexInt `json:"amount"`
-	Currency string  `json:"currency"`
+	Amount   flexInt       `json:"amount"`
+	Currency lenientString `json:"currency"`
 }
 
 // wireTimestamps is where the service keeps a record's timestamps: nested in
 // meta.timestamps (what it sends), or flat at the top level (the spec's form).
 type wireTimestamps struct {
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
+	CreatedAt lenientString `json:"created_at"`
+	UpdatedAt lenientString `json:"updated_at"`
 }
 
 type wireCommon struct {
@@ -51,7 +56,7 @@ type wireCommon struct {
 	wireTimestamps
 }
 
-func (w wireCommon) common(nested wireTimestamps, raw []byte, keepRaw bool) (Common, error) {
+func (w wireCommon) common(nested wireTimestamps, raw []byte, keepRaw bool, n *decodeNotes) (Common, error) {
 	var id string
 	if len(w.ID) == 0 || string(w.ID) == "null" {
 		return Common{}, fmt.Errorf("a record has no id")
@@ -59,13 +64,9 @@ func (w wireCommon) common(nested wireTimestamps, raw []byte, keepRaw bool) (Com
 	if err := json.Unmarshal(w.ID, &id); err != nil || id == "" {
 		return Common{}, fmt.Errorf("a record has an id that is not a non-empty string: %s", excerpt(w.ID))
 	}
-	c := Common{ID: id, CreatedAt: nested.CreatedAt, UpdatedAt: nested.UpdatedAt}
-	if c.CreatedAt == "" {
-		c.CreatedAt = w.CreatedAt
-	}
-	if c.UpdatedAt == "" {
-		c.UpdatedAt = w.UpdatedAt
-	}
+	c := Common{ID: id}
+	c.CreatedAt = timestamp(&c, nested.CreatedAt, w.CreatedAt, "created_at", n)
+	c.UpdatedAt = timestamp(&c, nested.UpdatedAt, w.UpdatedAt, "updated_at", n)
 	if keepRaw {
 		c.JSON = string(raw)
 	}
@@ -100,16 +101,17 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 
 // The wire forms of the records. A page is decoded straight into a slice
 // of these, in one pass over the body; record turns one into its compact
-// form (raw is the record's own JSON, needed only when keepRaw is set).
+// form (raw is the record's own JSON, needed only when keepRaw is set),
+// noting in n the display attributes of an unexpected type.
 type wireOrder struct {
 	wireCommon
-	Status      string     `json:"status"`
-	Payment     string     `json:"payment"`
-	Shipping    string     `json:"shipping"`
-	OrderNumber string     `json:"order_number"`
-	ExternalRef string     `json:"external_ref"`
-	Customer    wirePerson `json:"customer"`
-	Contact     wirePerson `json:"contact"`
+	Status      lenientString `json:"status"`
+	Payment     lenientString `json:"payment"`
+	Shipping    lenientString `json:"shipping"`
+	OrderNumber lenientString `json:"order_number"`
+	ExternalRef lenientString `json:"external_ref"`
+	Customer    wirePerson    `json:"customer"`
+	Contact     wirePerson    `json:"contact"`
 	Meta        struct {
 		Timestamps   wireTimestamps `json:"timestamps"`
 		DisplayPrice struct {
@@ -121,68 +123,99 @@ type wireOrder struct {
 		Customer wireRelation `json:"customer"`
 		Account  wireRelation `json:"account"`
 	} `json:"relationships"`
+	// customerDropped: customer held something else than an object (see
+	// dropped); the order's customer is then null, not its contact.
+	customerDropped bool
 }
 
-func (w wireOrder) record(raw []byte, keepRaw bool) (Order, error) {
-	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+// displayObjects are the members of an order documented as objects that
+// hold display attributes only, parents first: one of another type is
+// dropped (and noted) rather than failing the record.
+func (wireOrder) displayObjects() []string {
+	return []string{"customer", "contact", "relationships", "relationships.customer", "relationships.customer.data",
+		"relationships.account", "relationships.account.data"}
+}
+
+func (w *wireOrder) dropped(objs []droppedObject) {
+	for _, o := range objs {
+		w.customerDropped = w.customerDropped || o.path == "customer"
+	}
+}
+
+func (w wireOrder) record(raw []byte, keepRaw bool, n *decodeNotes) (Order, error) {
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw, n)
 	if err != nil {
 		return Order{}, err
 	}
-	person := w.Customer
-	if person == (wirePerson{}) {
+	id := c.ID
+	person, who := w.Customer, "customer"
+	if person == (wirePerson{}) && !w.customerDropped {
 		// An order placed by an account member names a contact instead.
-		person = w.Contact
+		person, who = w.Contact, "contact"
+	}
+	name, email := person.Name.v, person.Email.v
+	if person.Name.odd != asDocumented || person.Email.odd != asDocumented {
+		name, email = person.Name.text(n, who+".name", id), person.Email.text(n, who+".email", id)
 	}
 	price := w.Meta.DisplayPrice
-	currency := price.WithTax.Currency
+	currency := price.WithTax.Currency.text(n, "meta.display_price.with_tax.currency", id)
 	if currency == "" {
-		currency = price.WithoutTax.Currency
+		currency = price.WithoutTax.Currency.text(n, "meta.display_price.without_tax.currency", id)
 	}
+	rel := w.Relationships
 	return Order{
-		Common: c, Status: w.Status, Payment: w.Payment, Shipping: w.Shipping,
-		OrderNumber: w.OrderNumber, ExternalRef: w.ExternalRef,
-		CustomerName: person.Name, CustomerEmail: person.Email,
-		CustomerID: w.Relationships.Customer.id(), AccountID: w.Relationships.Account.id(),
+		Common: c, Status: w.Status.text(n, "status", id), Payment: w.Payment.text(n, "payment", id),
+		Shipping: w.Shipping.text(n, "shipping", id), OrderNumber: w.OrderNumber.text(n, "order_number", id),
+		ExternalRef: w.ExternalRef.text(n, "external_ref", id), CustomerName: name, CustomerEmail: email,
+		CustomerID: rel.Customer.id(n, "relationships.customer", id), AccountID: rel.Account.id(n, "relationships.account", id),
 		Currency: currency, AmountWithTax: price.WithTax.Amount.v, AmountWithoutTax: price.WithoutTax.Amount.v,
 	}, nil
 }
 
 type wireFile struct {
 	wireCommon
-	FileName string  `json:"file_name"`
-	MimeType string  `json:"mime_type"`
-	FileSize flexInt `json:"file_size"`
-	Public   *bool   `json:"public"`
-	Link     struct {
-		Href string `json:"href"`
-	} `json:"link"`
-	Meta struct {
+	FileName lenientString `json:"file_name"`
+	MimeType lenientString `json:"mime_type"`
+	FileSize flexInt       `json:"file_size"`
+	Public   lenientBool   `json:"public"`
+	Link     wireLink      `json:"link"`
+	Meta     struct {
 		Timestamps wireTimestamps `json:"timestamps"`
-		Dimensions struct {
-			Width  flexInt `json:"width"`
-			Height flexInt `json:"height"`
-		} `json:"dimensions"`
+		Dimensions wireDimensions `json:"dimensions"`
 	} `json:"meta"`
 }
 
-func (w wireFile) record(raw []byte, keepRaw bool) (File, error) {
-	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+type wireLink struct {
+	Href lenientString `json:"href"`
+}
+
+type wireDimensions struct {
+	Width  lenientInt `json:"width"`
+	Height lenientInt `json:"height"`
+}
+
+func (wireFile) displayObjects() []string { return []string{"link", "meta.dimensions"} }
+
+func (w wireFile) record(raw []byte, keepRaw bool, n *decodeNotes) (File, error) {
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw, n)
 	if err != nil {
 		return File{}, err
 	}
+	id, dim := c.ID, w.Meta.Dimensions
 	return File{
-		Common: c, FileName: w.FileName, MimeType: w.MimeType, FileSize: w.FileSize.v, Public: w.Public, Href: w.Link.Href,
-		Width: w.Meta.Dimensions.Width.v, Height: w.Meta.Dimensions.Height.v,
+		Common: c, FileName: w.FileName.text(n, "file_name", id), MimeType: w.MimeType.text(n, "mime_type", id),
+		FileSize: w.FileSize.v, Public: w.Public.value(n, "public", id), Href: w.Link.Href.text(n, "link.href", id),
+		Width: dim.Width.value(n, "meta.dimensions.width", id), Height: dim.Height.value(n, "meta.dimensions.height", id),
 	}, nil
 }
 
 type wireAccount struct {
 	wireCommon
-	Name           string `json:"name"`
-	LegalName      string `json:"legal_name"`
-	RegistrationID string `json:"registration_id"`
-	ExternalRef    string `json:"external_ref"`
-	ParentID       string `json:"parent_id"` // the form create and update requests use
+	Name           lenientString `json:"name"`
+	LegalName      lenientString `json:"legal_name"`
+	RegistrationID lenientString `json:"registration_id"`
+	ExternalRef    lenientString `json:"external_ref"`
+	ParentID       lenientString `json:"parent_id"` // the form create and update requests use
 	Meta           struct {
 		Timestamps wireTimestamps `json:"timestamps"`
 	} `json:"meta"`
@@ -191,16 +224,25 @@ type wireAccount struct {
 	} `json:"relationships"`
 }
 
-func (w wireAccount) record(raw []byte, keepRaw bool) (Account, error) {
-	c, err := w.common(w.Meta.Timestamps, raw, keepRaw)
+func (wireAccount) displayObjects() []string {
+	return []string{"relationships", "relationships.parent", "relationships.parent.data"}
+}
+
+func (w wireAccount) record(raw []byte, keepRaw bool, n *decodeNotes) (Account, error) {
+	c, err := w.common(w.Meta.Timestamps, raw, keepRaw, n)
 	if err != nil {
 		return Account{}, err
 	}
-	parent := w.Relationships.Parent.id()
+	id := c.ID
+	parent := w.Relationships.Parent.id(n, "relationships.parent", id)
 	if parent == "" {
-		parent = w.ParentID
+		parent = w.ParentID.text(n, "parent_id", id)
 	}
-	return Account{Common: c, Name: w.Name, LegalName: w.LegalName, RegistrationID: w.RegistrationID, ExternalRef: w.ExternalRef, ParentID: parent}, nil
+	return Account{
+		Common: c, Name: w.Name.text(n, "name", id), LegalName: w.LegalName.text(n, "legal_name", id),
+		RegistrationID: w.RegistrationID.text(n, "registration_id", id), ExternalRef: w.ExternalRef.text(n, "external_ref", id),
+		ParentID: parent,
+	}, nil
 }
 
 // wire is what the decoders need of a wire form W: record, which turns it
@@ -209,45 +251,58 @@ func (w wireAccount) record(raw []byte, keepRaw bool) (Account, error) {
 // be nil for a JSON null). Any such type will do: a new resource adds its
 // wire form and a Kind (see kindOf), nothing here.
 type wire[T Record] interface {
-	record(raw []byte, keepRaw bool) (T, error)
+	record(raw []byte, keepRaw bool, n *decodeNotes) (T, error)
+	// displayObjects are the members documented as objects that hold
+	// display attributes only (dotted paths, parents first).
+	displayObjects() []string
 }
 
-// decodeOne decodes a single record's JSON.
-func decodeOne[T Record, W wire[T]](raw []byte, keepRaw bool) (T, error) {
+// decodeOne decodes a single record's JSON, noting in n its display
+// attributes of an unexpected type. A display object of another type
+// fails the decoding into W: such a record is decoded again without it
+// (decodeDropping), so that only the records that hold one pay for it.
+func decodeOne[T Record, W wire[T]](raw []byte, keepRaw bool, n *decodeNotes) (T, error) {
 	var w W
-	if err := json.Unmarshal(raw, &w); err != nil {
-		var zero T
-		return zero, err
+	err := json.Unmarshal(raw, &w)
+	if err == nil {
+		return w.record(raw, keepRaw, n)
 	}
-	return w.record(raw, keepRaw)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return decodeDropping[T, W](raw, keepRaw, n, err)
+	}
+	var zero T
+	return zero, err
 }
 
 // decodedBody is a list body with its records decoded: env holds the
 // paging attributes, records is nil without a data array, and badRecord
-// reports the first record that is unusable (index and why).
+// reports the first record that is unusable (index and why); issues are
+// the display attributes of an unexpected type of the records decoded.
 type decodedBody[T Record] struct {
 	env       listEnvelope
 	records   *[]T
 	count     int // records in the body, decoded or not
 	badIndex  int
 	badRecord error
+	issues    []decodeIssue
 }
 
 // decodeAll decodes a whole list body in one pass over it, keeping no
 // record's raw JSON.
 func decodeAll[T Record, W wire[T]](body []byte) (decodedBody[T], error) {
-	return decodeBody(body, func(w W) (T, error) { return w.record(nil, false) })
+	return decodeBody(body, func(w W, n *decodeNotes) (T, error) { return w.record(nil, false, n) })
 }
 
 // decodeEach decodes a list body record by record, keeping each record's
 // raw JSON if asked to; it also names the record whose JSON has the wrong
 // shape, which a single pass cannot.
-func decodeEach[T Record](body []byte, decode func([]byte, bool) (T, error), keepRaw bool) (decodedBody[T], error) {
-	return decodeBody(body, func(raw json.RawMessage) (T, error) { return decode(raw, keepRaw) })
+func decodeEach[T Record](body []byte, decode func([]byte, bool, *decodeNotes) (T, error), keepRaw bool) (decodedBody[T], error) {
+	return decodeBody(body, func(raw json.RawMessage, n *decodeNotes) (T, error) { return decode(raw, keepRaw, n) })
 }
 
 // decodeBody decodes a list body's records as E and turns each into a T.
-func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decodedBody[T], error) {
+func decodeBody[T Record, E any](body []byte, convert func(E, *decodeNotes) (T, error)) (decodedBody[T], error) {
 	data := borrowWireSlice[E]()
 	var b struct {
 		listEnvelope
@@ -270,8 +325,9 @@ func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decod
 	}
 	recs := make([]T, 0, len(*b.Data))
 	out.records, out.count = &recs, len(*b.Data)
+	var notes decodeNotes
 	for i, e := range *b.Data {
-		rec, err := convert(e)
+		rec, err := convert(e, &notes)
 		if err != nil {
 			// Reported as the record's problem, not as the body's.
 			out.badIndex, out.badRecord = i, err
@@ -279,6 +335,7 @@ func decodeBody[T Record, E any](body []byte, convert func(E) (T, error)) (decod
 		}
 		recs = append(recs, rec)
 	}
+	out.issues = notes.issues
 	return out, nil
 }
 
