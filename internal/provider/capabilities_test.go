@@ -47,7 +47,7 @@ func TestFilterTable(t *testing.T) {
 	if got := filterTable(things); got != want {
 		t.Errorf("filterTable(things) =\n%s\nwant\n%s", got, want)
 	}
-	want = "`file_name` (eq, like), `file_size` (gt, ge, lt, le), `height` (gt, ge, lt, le), `id` (in), `width` (gt, ge, lt, le)"
+	want = "`file_name` (eq, like), `file_size` (gt, ge, lt, le), `height` (gt, ge, lt, le), `width` (gt, ge, lt, le)"
 	if got := filterTable(client.FilesResource); got != want {
 		t.Errorf("filterTable(files) =\n%s\nwant\n%s", got, want)
 	}
@@ -81,7 +81,7 @@ func TestHowListed(t *testing.T) {
 	}{
 		// No service sort: offset pages, then ranges of the range attribute.
 		{client.FilesResource, []string{
-			"The service cannot sort files and filters them only on `file_name`, `file_size`, `height`, `id`, `width`.",
+			"The service cannot sort files and filters them only on `file_name`, `file_size`, `height`, `width`.",
 			"Up to 10,000 matches", "cuts the listing into ranges of `file_size`", "If more than 10,000 files share one `file_size`",
 		}},
 		// Sorted by one attribute, with a range attribute for tie groups.

@@ -24,6 +24,7 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		protoErr  *client.ProtocolError
 		transport *client.TransportError
 		throttled *client.ThrottledError
+		tooLarge  *client.FilterLimitError
 	)
 	switch {
 	case errors.As(err, &throttled): // before the deadline: it says why time ran out
@@ -37,6 +38,9 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return authDiagnostic(authErr)
 	case errors.As(err, &limitErr):
 		return offsetLimitDiagnostic(limitErr)
+	case errors.As(err, &tooLarge):
+		return diag.NewErrorDiagnostic("Filter too large for the service",
+			fmt.Sprintf("Could not %s: %v\n\nNothing was sent that the service would refuse; the provider does not return a partial list.", what, tooLarge))
 	case errors.As(err, &unlisted):
 		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
 			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",

@@ -92,6 +92,11 @@ func checkTerm(ps termPaths, t filter.Term, src string, r *client.Resource, exam
 		if msg := badValue(fa.Kind, t.Attribute, v); msg != "" {
 			diags.AddAttributeError(ps.value(i), "Invalid filter value",
 				fmt.Sprintf("%s: %q: %s\n\nExample: %s", ps.value(i), src, msg, example))
+		} else if fa.Kind == client.KindTimestamp && t.Op == filter.Eq && filter.IsDateOnly(v) {
+			day, _ := filter.ParseTimestamp(v)
+			diags.AddAttributeWarning(ps.value(i), "Date matches one instant",
+				fmt.Sprintf("%s: %q: a date stands for midnight UTC, so eq matches only records whose %s is exactly %s. For the whole day write ge(%s,%s):lt(%s,%s).",
+					ps.value(i), src, t.Attribute, filter.FormatTimestamp(day), t.Attribute, v, t.Attribute, day.AddDate(0, 0, 1).Format("2006-01-02")))
 		}
 	}
 	return diags
@@ -102,8 +107,8 @@ func checkTerm(ps termPaths, t filter.Term, src string, r *client.Resource, exam
 func badValue(k client.FieldKind, attribute, v string) string {
 	switch k {
 	case client.KindTimestamp:
-		if !filter.IsTimestamp(v) {
-			return fmt.Sprintf("%q is not a timestamp in the form the service takes: ISO 8601 in UTC with milliseconds and Z, e.g. %s.", v, exampleTimestamp)
+		if _, err := filter.ParseTimestamp(v); err != nil {
+			return fmt.Sprintf("%s is a timestamp: %v.", attribute, err)
 		}
 	case client.KindNumber:
 		if _, err := strconv.ParseFloat(v, 64); err != nil {
@@ -194,8 +199,10 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 		values = []string{w.Value.ValueString()}
 	}
 	term = filter.NewTerm(op, w.Attribute.ValueString(), values...)
-	// The attribute name is the one part quoting cannot make safe.
-	if _, err := filter.Parse(term.String()); err != nil {
+	// The attribute name is the one part quoting cannot make safe; it is
+	// checked alone, so that a long in() is reported as too long, not as a
+	// bad name.
+	if _, err := filter.Parse(filter.NewTerm(filter.Eq, term.Attribute, "x").String()); err != nil {
 		diags.AddAttributeError(p.AtName("attribute"), "Invalid where attribute",
 			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _ and dots, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
 	}

@@ -178,10 +178,13 @@ func TestCheckFilterText(t *testing.T) {
 		{"empty", things, "", []wantDiag{errorAt("filter", "Invalid filter expression")}},
 		{"operator not offered", things, "like(weight,1*)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", `filter: "like(weight,1*)": the service filters things weight with gt, in only, not with like`, "Example: eq(label,x)")}},
-		{"not a timestamp", things, "ge(seen_at,2026-01-01)", []wantDiag{
-			errorAt("filter", "Invalid filter value", `"ge(seen_at,2026-01-01)": "2026-01-01" is not a timestamp`, "2026-01-01T00:00:00.000Z", "Example: eq(label,x)")}},
-		{"timestamp without milliseconds", things, "lt(seen_at,2026-01-01T00:00:00Z)", []wantDiag{
-			errorAt("filter", "Invalid filter value", `"2026-01-01T00:00:00Z" is not a timestamp`)}},
+		{"not a timestamp", things, "ge(seen_at,2026-01-1)", []wantDiag{
+			errorAt("filter", "Invalid filter value", `"ge(seen_at,2026-01-1)": seen_at is a timestamp: "2026-01-1" is not a timestamp; use a date (2026-01-02, midnight UTC), milliseconds since 1970-01-01`, "Example: eq(label,x)")}},
+		{"date, as the vendor documents", things, "ge(seen_at,2026-01-01)", nil},
+		{"epoch milliseconds, as the vendor documents", things, "ge(seen_at,1767225600000)", nil},
+		{"timestamp without milliseconds", things, "lt(seen_at,2026-01-01T00:00:00Z)", nil},
+		{"timestamp without a zone", things, "lt(seen_at,2026-01-01T00:00:00)", []wantDiag{
+			errorAt("filter", "Invalid filter value", `no time zone`, "Z (UTC) or an offset")}},
 		{"each bad number", things, "in(weight,1,ten,eleven)", []wantDiag{
 			errorAt("filter", "Invalid filter value", `weight is a number, and "ten" is not one.`),
 			errorAt("filter", "Invalid filter value", `weight is a number, and "eleven" is not one.`)}},
@@ -197,15 +200,17 @@ func TestCheckFilterText(t *testing.T) {
 		{"accounts example", client.AccountsResource, accountType.example, nil},
 		{"files: file_size by range only", client.FilesResource, "eq(file_size,1)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "files file_size with gt, ge, lt, le only, not with eq")}},
-		{"files: id by in only", client.FilesResource, "eq(id,a)", []wantDiag{
-			errorAt("filter", "Operator not supported on this attribute", "files id with in only")}},
+		{"files: no filter on id", client.FilesResource, "in(id,a)", []wantDiag{
+			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "id"`)}},
 		{"orders: status by eq only", client.OrdersResource, "in(status,complete,processing)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "orders status with eq only, not with in")}},
 		{"orders: amounts are numbers", client.OrdersResource, "gt(with_tax,ten)", []wantDiag{
 			errorAt("filter", "Invalid filter value", `with_tax is a number, and "ten" is not one.`)}},
 		{"accounts: name is not ranged", client.AccountsResource, "gt(name,M)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "accounts name with eq, like only, not with gt")}},
-		{"accounts: external_ref by in", client.AccountsResource, "in(external_ref,crm-1,crm-2)", nil},
+		{"accounts: external_ref not by in", client.AccountsResource, "in(external_ref,crm-1,crm-2)", []wantDiag{
+			errorAt("filter", "Operator not supported on this attribute", "accounts external_ref with eq, like only, not with in")}},
+		{"accounts: id by in", client.AccountsResource, "in(id,a,b)", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,7 +237,7 @@ func TestCheckUnknownAttribute(t *testing.T) {
 		{"orders: case only", client.OrdersResource, "eq(Status,complete)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `cannot be filtered on "Status"; did you mean "status"?`)}},
 		{"files: nothing close to size", client.FilesResource, "gt(size,1)", []wantDiag{
-			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "size". The service filters files on: file_name, file_size, height, id, width.`)}},
+			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "size". The service filters files on: file_name, file_size, height, width.`)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,7 +283,7 @@ func TestCheckTermPaths(t *testing.T) {
 		{"operator not offered", wherePaths(w, filter.Like), filter.NewTerm(filter.Like, "weight", "1*"), []wantDiag{
 			errorAt("where[2].op", "Operator not supported on this attribute", `where[2].op: "like(weight,\"1*\")": the service filters things weight with gt, in only`)}},
 		{"bad value", wherePaths(w, filter.Lt), filter.NewTerm(filter.Lt, "seen_at", "yesterday"), []wantDiag{
-			errorAt("where[2].value", "Invalid filter value", `where[2].value: "lt(seen_at,yesterday)": "yesterday" is not a timestamp`)}},
+			errorAt("where[2].value", "Invalid filter value", `where[2].value: "lt(seen_at,yesterday)": seen_at is a timestamp: "yesterday" is not a timestamp`)}},
 		{"bad values of in, each where it is", wherePaths(w, filter.In), filter.NewTerm(filter.In, "weight", "1", "ten", "3", "x"), []wantDiag{
 			errorAt("where[2].values[1]", "Invalid filter value", `where[2].values[1]: "in(weight,1,ten,3,x)": weight is a number, and "ten" is not one.`),
 			errorAt("where[2].values[3]", "Invalid filter value", `"x" is not one.`)}},

@@ -120,7 +120,7 @@ func (d *anyList) ValidateConfig(ctx context.Context, req datasource.ValidateCon
 	}
 	r, known := client.ResourceForPath(p.ValueString())
 	rules, example := rulesFor(r, known)
-	_, diags = in.expression(ctx, rules, example)
+	_, diags = in.expression(ctx, rules, example, p.ValueString())
 	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
 	if !known && !resp.Diagnostics.HasError() && (!in.Filter.IsNull() || !in.Where.IsNull()) {

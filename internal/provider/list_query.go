@@ -61,39 +61,69 @@ func (in listInputs) query(expr string) client.ListQuery {
 	}
 }
 
-// expression combines filter and where into the filter the service gets.
+// expression combines filter and where into the filter the service gets,
+// and checks it against the service's limits: at most filter.MaxTerms
+// terms, and a request of at most client.MaxRequestBytes to listPath.
 // Parts unknown at plan time are skipped (validation runs again at read).
-func (in listInputs) expression(ctx context.Context, r *client.Resource, example string) (expr string, diags diag.Diagnostics) {
+func (in listInputs) expression(ctx context.Context, r *client.Resource, example, listPath string) (expr string, diags diag.Diagnostics) {
 	known := true
 	var parts []string
+	filterTerms, whereTerms := 0, 0
 	if in.Filter.IsUnknown() {
 		known = false
 	} else if !in.Filter.IsNull() {
 		diags.Append(checkFilterText(path.Root("filter"), in.Filter.ValueString(), r, example)...)
 		parts = append(parts, in.Filter.ValueString())
+		if e, err := filter.Parse(in.Filter.ValueString()); err == nil {
+			filterTerms = len(e)
+		}
 	}
 	switch {
 	case in.Where.IsUnknown():
 		known = false
 	case !in.Where.IsNull():
-		terms, termsKnown, tdiags := whereTerms(ctx, in.Where, r, example)
+		terms, termsKnown, tdiags := whereFilterTerms(ctx, in.Where, r, example)
 		diags.Append(tdiags...)
 		known = known && termsKnown
 		parts = append(parts, terms...)
+		whereTerms = len(in.Where.Elements())
+	}
+	if n := filterTerms + whereTerms; n > filter.MaxTerms {
+		at, counted := path.Root("filter"), fmt.Sprintf("filter has %d terms", filterTerms)
+		if whereTerms > 0 {
+			at = path.Root("where")
+			counted = fmt.Sprintf("filter has %d terms and where %d, %d in all", filterTerms, whereTerms, n)
+		}
+		diags.AddAttributeError(at, "Too many filter terms",
+			fmt.Sprintf("%s: %s; the service takes at most %d terms in one request's filter and answers 400 Bad Request to more. "+
+				"Remove %d, or combine them: several eq on one attribute make one in(attribute,a,b) where the attribute takes in, and one bound per side is enough on each attribute.",
+				at, counted, filter.MaxTerms, n-filter.MaxTerms))
+		return "", diags
 	}
 	expr = strings.Join(parts, ":")
-	if known && len(expr) > filter.MaxLength {
-		diags.AddAttributeError(path.Root("filter"), "Filter too long",
-			fmt.Sprintf("filter and where together make a %d-byte filter; the service takes at most %d bytes. Split the data source, or use fewer values in an in() list.", len(expr), filter.MaxLength))
+	if known && !diags.HasError() {
+		sort := in.Sort.ValueString()
+		if sort == "" && r != nil {
+			sort = r.DefaultSort
+		}
+		if n := client.ListRequestLength(listPath, expr, sort); n > client.MaxRequestBytes {
+			at := path.Root("filter")
+			if in.Filter.IsNull() {
+				at = path.Root("where")
+			}
+			diags.AddAttributeError(at, "Filter too long for one request",
+				fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes. "+
+					"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, client.MaxRequestBytes))
+		}
 	}
 	return expr, diags
 }
 
 var objectAsOptions = basetypes.ObjectAsOptions{}
 
-// whereTerms are the filter terms of the where elements that are known and
+// whereFilterTerms are the filter terms of the where elements that are known and
 // valid; known is false when any element is unknown at plan time.
-func whereTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
+func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
 	known = true
 	var wheres []types.Object
 	diags.Append(where.ElementsAs(ctx, &wheres, false)...)

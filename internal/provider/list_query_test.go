@@ -80,13 +80,31 @@ func TestExpression(t *testing.T) {
 		{"filter checked", listInputs{Filter: types.StringValue("eq(colour,red)"), Where: nullWhere}, "eq(colour,red)",
 			[]wantDiag{errorAt("filter", "Unknown filter attribute")}},
 		{"too long", listInputs{Filter: types.StringValue(long), Where: tooLong}, longBoth,
-			[]wantDiag{errorAt("filter", "Filter too long", fmt.Sprintf("make a %d-byte filter; the service takes at most 8192 bytes", len(longBoth)))}},
+			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", client.ListRequestLength("/v2/orders", longBoth, "created_at")), "at most 8192 bytes")}},
+		{"too long once URL-encoded", listInputs{Filter: types.StringNull(), Where: wheres(&whereModel{Attribute: types.StringValue("external_ref"), Op: types.StringValue("eq"),
+			Value: types.StringValue(strings.Repeat("(", 3000)), Values: noValues})}, `eq(external_ref,"` + strings.Repeat("(", 3000) + `")`,
+			[]wantDiag{errorAt("where", "Filter too long for one request", "about 200 ids")}},
+		{"ten terms", listInputs{Filter: types.StringValue(strings.Repeat("eq(status,complete):", 5) + "eq(status,complete)"), Where: wheres(
+			whereEq("currency", "USD"), whereEq("currency", "USD"), whereEq("currency", "USD"), whereEq("currency", "USD"))},
+			strings.Repeat("eq(status,complete):", 6) + "eq(currency,USD):eq(currency,USD):eq(currency,USD):eq(currency,USD)", nil},
+		{"eleven terms in filter", listInputs{Filter: types.StringValue(strings.Repeat("eq(status,complete):", 10) + "eq(status,complete)"), Where: nullWhere}, "",
+			[]wantDiag{errorAt("filter", "Too many filter terms", "filter has 11 terms", "at most 10 terms", "Remove 1")}},
+		{"eleven terms in all", listInputs{Filter: types.StringValue(strings.Repeat("eq(status,complete):", 6) + "eq(status,complete)"), Where: wheres(
+			whereEq("currency", "USD"), whereEq("currency", "USD"), whereEq("currency", "USD"), nil)}, "",
+			[]wantDiag{errorAt("where", "Too many filter terms", "filter has 7 terms and where 4, 11 in all")}},
+		{"dates as the vendor writes them", listInputs{Filter: types.StringValue("ge(created_at,2024-01-02):lt(created_at,1767312000000)"), Where: wheres(
+			&whereModel{Attribute: types.StringValue("updated_at"), Op: types.StringValue("gt"), Value: types.StringValue("2024-05-31T16:43:31Z"), Values: noValues})},
+			"ge(created_at,2024-01-02):lt(created_at,1767312000000):gt(updated_at,2024-05-31T16:43:31Z)", nil},
+		{"eq on a date is one instant", listInputs{Filter: types.StringValue("eq(created_at,2024-01-02)"), Where: nullWhere}, "eq(created_at,2024-01-02)",
+			[]wantDiag{warningAt("filter", "Date matches one instant", "exactly 2024-01-02T00:00:00.000Z", "ge(created_at,2024-01-02):lt(created_at,2024-01-03)")}},
+		{"timestamps more precise than the service", listInputs{Filter: types.StringValue("ge(created_at,2024-01-02T00:00:00.123456Z)"), Where: nullWhere}, "ge(created_at,2024-01-02T00:00:00.123456Z)",
+			[]wantDiag{errorAt("filter", "Invalid filter value", "6 fractional digits")}},
 		{"too long, but not known yet", listInputs{Filter: types.StringUnknown(), Where: wheres(whereEq("external_ref", half), whereEq("order_number", half))},
 			"eq(external_ref," + half + "):eq(order_number," + half + ")", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expr, diags := tc.in.expression(ctx, &client.OrdersResource, orderType.example)
+			expr, diags := tc.in.expression(ctx, &client.OrdersResource, orderType.example, client.OrdersResource.Path)
 			if expr != tc.expr {
 				t.Errorf("expression = %q, want %q", expr, tc.expr)
 			}

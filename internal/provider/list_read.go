@@ -56,7 +56,7 @@ func listInto[T client.Record, S recordSink[T]](ctx context.Context, c *client.C
 	if diags.HasError() {
 		return sink, client.ListStats{}, 0, diags
 	}
-	expr, more := in.expression(ctx, d.rules, d.example)
+	expr, more := in.expression(ctx, d.rules, d.example, d.kind.Path)
 	diags.Append(more...)
 	if diags.HasError() {
 		return sink, client.ListStats{}, 0, diags

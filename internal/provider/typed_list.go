@@ -140,7 +140,7 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example)
+	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example, d.rt.kind.Path)
 	resp.Diagnostics.Append(diags...)
 }
 

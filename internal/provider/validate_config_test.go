@@ -90,8 +90,8 @@ func TestValidateOneDiagnosticPerMistake(t *testing.T) {
 			"where[0].op", `where[0].op is "contains", which is not an operator. Use one of`},
 		{"where operator not offered", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("status", "like", "c*"))},
 			"where[1].op", "orders status with eq only, not with like"},
-		{"where value bad", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("created_at", "ge", "2026-01-01"))},
-			"where[1].value", `where[1].value: "ge(created_at,2026-01-01)": "2026-01-01" is not a timestamp`},
+		{"where value bad", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("created_at", "ge", "2026-01-01 00:00"))},
+			"where[1].value", `where[1].value: "ge(created_at,\"2026-01-01 00:00\")": created_at is a timestamp: "2026-01-01 00:00" is not a timestamp`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,10 +6,11 @@ data "commerce_accounts" "obrien" {
   sort  = "name"
 }
 
-# Accounts by their reference in a CRM: in takes several values.
+# Accounts by their reference in a CRM, crm-000010 to crm-000019: the
+# service compares external_ref with eq and like (in is for ids).
 data "commerce_accounts" "named" {
   where = [
-    { attribute = "external_ref", op = "in", values = ["crm-000001", "crm-000002", "crm-000012", "crm-000014"] },
+    { attribute = "external_ref", op = "like", value = "crm-00001*" },
   ]
   sort = "name"
 }
