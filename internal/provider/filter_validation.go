@@ -34,6 +34,9 @@ func checkFilterText(p path.Path, text string, r *client.Resource, example strin
 				p, msg, opNames(), example))
 		return diags
 	}
+	if len(expr) > filter.MaxTerms {
+		diags.Append(tooManyTerms(p, fmt.Sprintf("filter has %d terms", len(expr)), len(expr))...)
+	}
 	for _, t := range expr {
 		diags.Append(checkTerm(filterPaths(p), t, text[t.Start:t.End], r, example)...)
 	}

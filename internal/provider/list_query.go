@@ -89,15 +89,10 @@ func (in listInputs) expression(ctx context.Context, r *client.Resource, example
 		whereTerms = len(in.Where.Elements())
 	}
 	if n := filterTerms + whereTerms; n > filter.MaxTerms {
-		at, counted := path.Root("filter"), fmt.Sprintf("filter has %d terms", filterTerms)
-		if whereTerms > 0 {
-			at = path.Root("where")
-			counted = fmt.Sprintf("filter has %d terms and where %d, %d in all", filterTerms, whereTerms, n)
+		if filterTerms <= filter.MaxTerms { // else checkFilterText said so
+			diags.Append(tooManyTerms(path.Root("where"),
+				fmt.Sprintf("filter has %d terms and where %d, %d in all", filterTerms, whereTerms, n), n)...)
 		}
-		diags.AddAttributeError(at, "Too many filter terms",
-			fmt.Sprintf("%s: %s; the service takes at most %d terms in one request's filter and answers 400 Bad Request to more. "+
-				"Remove %d, or combine them: several eq on one attribute make one in(attribute,a,b) where the attribute takes in, and one bound per side is enough on each attribute.",
-				at, counted, filter.MaxTerms, n-filter.MaxTerms))
 		return "", diags
 	}
 	expr = strings.Join(parts, ":")
@@ -106,17 +101,35 @@ func (in listInputs) expression(ctx context.Context, r *client.Resource, example
 		if sort == "" && r != nil {
 			sort = r.DefaultSort
 		}
-		if n := client.ListRequestLength(listPath, expr, sort); n > client.MaxRequestBytes {
-			at := path.Root("filter")
-			if in.Filter.IsNull() {
-				at = path.Root("where")
-			}
-			diags.AddAttributeError(at, "Filter too long for one request",
-				fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes. "+
-					"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, client.MaxRequestBytes))
+		at := path.Root("filter")
+		if in.Filter.IsNull() {
+			at = path.Root("where")
 		}
+		diags.Append(checkRequestLength(at, listPath, expr, sort)...)
 	}
 	return expr, diags
+}
+
+// tooManyTerms reports a filter over the service's limit of terms.
+func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeError(at, "Too many filter terms",
+		fmt.Sprintf("%s: %s; the service takes at most %d terms in one request's filter and answers 400 Bad Request to more. "+
+			"Remove %d, or combine them: several eq on one attribute make one in(attribute,a,b) where the attribute takes in, and one bound per side is enough on each attribute.",
+			at, counted, filter.MaxTerms, n-filter.MaxTerms))
+	return diags
+}
+
+// checkRequestLength reports a filter whose list request to listPath would
+// be longer than the service takes.
+func checkRequestLength(at path.Path, listPath, expr, sort string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if n := client.ListRequestLength(listPath, expr, sort); n > client.MaxRequestBytes {
+		diags.AddAttributeError(at, "Filter too long for one request",
+			fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes. "+
+				"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, client.MaxRequestBytes))
+	}
+	return diags
 }
 
 var objectAsOptions = basetypes.ObjectAsOptions{}

@@ -107,6 +107,7 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 	resp.Diagnostics.Append(diags...)
 	if ok && name == "filter" {
 		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, &d.rt.kind.Resource, d.rt.example)...)
+		resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), d.rt.kind.Path, value, d.rt.kind.DefaultSort)...)
 	}
 }
 

@@ -93,6 +93,7 @@ func (d *anyRecord) ValidateConfig(ctx context.Context, req datasource.ValidateC
 	r, known := client.ResourceForPath(a.path.ValueString())
 	rules, example := rulesFor(r, known)
 	resp.Diagnostics.Append(checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)...)
+	resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), a.filter.ValueString(), r.DefaultSort)...)
 }
 
 func (d *anyRecord) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

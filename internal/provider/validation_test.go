@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -32,6 +33,8 @@ func TestAccPlanTimeValidation(t *testing.T) {
 			`(?s)Invalid filter expression.*missing value`},
 		"wrong arity": {`data "commerce_orders" "x" { filter = "eq(status,a,b)" }`,
 			`(?s)Invalid filter expression.*eq`},
+		"eleven terms in a lookup": {`data "commerce_account" "x" { filter = "` + strings.TrimSuffix(strings.Repeat("like(name,*):", 11), ":") + `" }`,
+			`(?s)Too many filter terms.*filter:\s+filter\s+has\s+11\s+terms;\s+the\s+service\s+takes\s+at\s+most\s+10`},
 		"malformed timestamp": {`data "commerce_orders" "x" { filter = "ge(created_at,2026-1-01)" }`,
 			`(?s)Invalid filter value.*"ge\(created_at,2026-1-01\)".*use\s+a\s+date\s+\(2026-01-02,\s+midnight\s+UTC\),\s+milliseconds`},
 		"timestamp in where": {`data "commerce_orders" "x" {
