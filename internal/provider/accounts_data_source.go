@@ -22,5 +22,5 @@ var accountType = recordType[client.Account]{
 
 // NewAccountsDataSource is commerce_accounts.
 func NewAccountsDataSource() datasource.DataSource {
-	return &listDataSource[client.Account]{rt: accountType}
+	return &typedListDataSource[client.Account]{rt: accountType}
 }

@@ -190,14 +190,14 @@ func benchOrders(b *testing.B, n int) []client.Order {
 func emptyOrdersState(b *testing.B) tfsdk.State {
 	b.Helper()
 	ctx := context.Background()
-	d := &listDataSource[client.Order]{rt: orderType}
+	d := &typedListDataSource[client.Order]{rt: orderType}
 	var resp datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &resp)
 	return tfsdk.State{Schema: resp.Schema, Raw: nullObject(resp.Schema.Type().TerraformType(ctx), nil)}
 }
 
 // buildState builds the state of a commerce_orders read from records with
-// the same building blocks listDataSource.Read uses.
+// the framework values the reference Read builds (list_state_test.go).
 func buildState(b *testing.B, recs []client.Order) tfsdk.State {
 	state := emptyOrdersState(b)
 	typ, ok := state.Raw.Type().(tftypes.Object)
@@ -243,7 +243,7 @@ func BenchmarkOrdersState(b *testing.B) {
 		})
 		// direct is what the server does instead of build and msgpack.
 		b.Run(fmt.Sprintf("direct/N=%d", n), func(b *testing.B) {
-			d := &listDataSource[client.Order]{rt: orderType}
+			d := &typedListDataSource[client.Order]{rt: orderType}
 			config := emptyOrdersState(b).Raw
 			if err := d.prepareDirect(config.Type()); err != nil {
 				b.Fatal(err)
@@ -278,7 +278,7 @@ func BenchmarkOrdersState(b *testing.B) {
 // to measure what the framework does around Read (copies, semantic
 // equality, null-block reification, msgpack) apart from the provider.
 type fixedOrders struct {
-	listDataSource[client.Order]
+	typedListDataSource[client.Order]
 	state tftypes.Value
 }
 
@@ -318,7 +318,7 @@ func BenchmarkFrameworkOverhead(b *testing.B) {
 				case "ids_only":
 					st.Raw = withNullRecords(b, st.Raw)
 				}
-				ds := &fixedOrders{listDataSource: listDataSource[client.Order]{rt: orderType}, state: st.Raw}
+				ds := &fixedOrders{typedListDataSource: typedListDataSource[client.Order]{rt: orderType}, state: st.Raw}
 				server, err := providerserver.NewProtocol6WithError(&fixedProvider{ds: ds})()
 				if err != nil {
 					b.Fatal(err)

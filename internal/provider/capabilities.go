@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
@@ -61,12 +60,3 @@ func howListed(r client.Resource) string {
 	}
 }
 
-// createdBefore is the cut-off of a consistency buffer: now minus the
-// buffer, or zero without one.
-func createdBefore(buffer string) time.Time {
-	d, err := time.ParseDuration(buffer)
-	if buffer == "" || err != nil || d <= 0 {
-		return time.Time{}
-	}
-	return time.Now().Add(-d)
-}

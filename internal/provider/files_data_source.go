@@ -23,5 +23,5 @@ var fileType = recordType[client.File]{
 
 // NewFilesDataSource is commerce_files.
 func NewFilesDataSource() datasource.DataSource {
-	return &listDataSource[client.File]{rt: fileType}
+	return &typedListDataSource[client.File]{rt: fileType}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -23,10 +22,6 @@ func serveInProcess(t testing.TB, srv *emulator.Server) *inProcess {
 	t.Helper()
 	return serveWith(t, srv, NewServer("test"))
 }
-
-// frameworkServer is the provider served by the framework alone, without
-// NewServer's direct reads: the reference the direct state is held to.
-var frameworkServer = providerserver.NewProtocol6WithError(New("test")())
 
 // serveWith is serveInProcess with the server newServer makes.
 func serveWith(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.ProviderServer, error)) *inProcess {

@@ -19,11 +19,11 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// anyList is commerce_list: every record of any list endpoint of the
+// listDataSource is commerce_list: every record of any list endpoint of the
 // service, on the same listing engine and state paths as the typed lists.
 // What the endpoint can do comes from the capability table where the path
 // is in it, else from a probe of the service at the first read.
-type anyList struct {
+type listDataSource struct {
 	client  *client.Client
 	encoder recordEncoder[client.Generic]
 }
@@ -46,16 +46,16 @@ var genericType = recordType[client.Generic]{
 // provider can sort by itself if the service cannot.
 var genericSorts = []string{"created_at", "updated_at", "id"}
 
-var _ datasource.DataSourceWithValidateConfig = (*anyList)(nil)
+var _ datasource.DataSourceWithValidateConfig = (*listDataSource)(nil)
 
 // NewListDataSource is commerce_list.
-func NewListDataSource() datasource.DataSource { return &anyList{} }
+func NewListDataSource() datasource.DataSource { return &listDataSource{} }
 
-func (d *anyList) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+func (d *listDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_list"
 }
 
-func (d *anyList) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *listDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := commonListArguments(recordsAttribute, "created_at")
 	attrs["path"] = schema.StringAttribute{
 		Required: true,
@@ -102,14 +102,14 @@ func (d *anyList) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *
 	}
 }
 
-func (d *anyList) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (d *listDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	resp.Diagnostics.Append(configureClient(req, &d.client)...)
 }
 
 // ValidateConfig checks what can be checked before any request: the
 // filter's grammar, and where the path is known, its attributes and the
 // sort.
-func (d *anyList) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var p types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("path"), &p)...)
 	in, diags := getListInputs(ctx, req.Config, false)
@@ -167,47 +167,53 @@ func checkSort(sort types.String, p string, r client.Resource, known bool) diag.
 	return diags
 }
 
-// target resolves what a read of cfg lists: the table's row for the path,
-// else what a probe of the service finds (once per provider run).
-func (d *anyList) target(cfg tfsdk.Config) resolveTarget[client.Generic] {
-	return func(ctx context.Context, c *client.Client, in listInputs) (listTarget[client.Generic], diag.Diagnostics) {
-		var p types.String
-		diags := cfg.GetAttribute(ctx, path.Root("path"), &p)
-		if diags.HasError() {
-			return listTarget[client.Generic]{}, diags
-		}
-		if err := client.ValidateListPath(p.ValueString()); err != nil {
-			diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error())
-			return listTarget[client.Generic]{}, diags
-		}
-		r, known, err := c.ResourceFor(ctx, p.ValueString())
-		if err != nil {
-			diags.Append(errorDiagnostic(ctx, "find out how to list "+p.ValueString(), err))
-			return listTarget[client.Generic]{}, diags
-		}
-		diags.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
-		rules, example := rulesFor(r, known)
-		return listTarget[client.Generic]{kind: client.GenericKind(r), rules: rules, example: example}, diags
+// target is what a read of cfg lists: the table's row for the path, else
+// what a probe of the service finds (once per provider run).
+func (d *listDataSource) target(ctx context.Context, c *client.Client, cfg tfsdk.Config, in listInputs) (listTarget[client.Generic], diag.Diagnostics) {
+	var p types.String
+	diags := cfg.GetAttribute(ctx, path.Root("path"), &p)
+	if diags.HasError() {
+		return listTarget[client.Generic]{}, diags
 	}
+	if err := client.ValidateListPath(p.ValueString()); err != nil {
+		diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error())
+		return listTarget[client.Generic]{}, diags
+	}
+	r, known, err := c.ResourceFor(ctx, p.ValueString())
+	if err != nil {
+		diags.Append(errorDiagnostic(ctx, "find out how to list "+p.ValueString(), err))
+		return listTarget[client.Generic]{}, diags
+	}
+	diags.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
+	rules, example := rulesFor(r, known)
+	return listTarget[client.Generic]{kind: client.GenericKind(r), rules: rules, example: example, records: recordsAttribute}, diags
 }
 
-func (d *anyList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	d.reading(req.Config).values(ctx, d.client, req, resp)
+// readDirect reads cfg into its msgpack state (see list_read.go). Every
+// record keeps its JSON: getListInputs sets include_json, which the schema
+// lacks.
+func (d *listDataSource) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
+	defer cancel()
+	if diags.HasError() {
+		return nil, diags
+	}
+	t, more := d.target(ctx, c, cfg, in)
+	diags.Append(more...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	state, more := readList(ctx, c, cfg.Raw, in, t, d.encoder)
+	return state, append(diags, more...)
 }
 
-// reading is how commerce_list reads cfg; every record keeps its JSON
-// (getListInputs sets include_json, which the schema lacks).
-func (d *anyList) reading(cfg tfsdk.Config) listRead[client.Generic] {
-	return listRead[client.Generic]{rt: genericType, records: recordsAttribute, resolve: d.target(cfg)}
-}
-
-func (d *anyList) prepareDirect(typ tftypes.Type) (err error) {
-	d.encoder, err = d.reading(tfsdk.Config{}).encoder(typ)
+func (d *listDataSource) prepareDirect(typ tftypes.Type) (err error) {
+	d.encoder, err = encoderFor(typ, recordsAttribute, genericType)
 	return err
 }
 
-func (d *anyList) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
-	return d.reading(cfg).msgpack(ctx, c, cfg, d.encoder)
+func (d *listDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	readThroughDirect(ctx, d, d.client, req, resp)
 }
 
 // listPathValidator checks path at plan time, with the client's rules.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -162,4 +163,14 @@ func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource,
 		terms = append(terms, text)
 	}
 	return terms, known, diags
+}
+
+// createdBefore is the cut-off of a consistency buffer: now minus the
+// buffer, or zero without one.
+func createdBefore(buffer string) time.Time {
+	d, err := time.ParseDuration(buffer)
+	if buffer == "" || err != nil || d <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(-d)
 }

@@ -1,91 +1,118 @@
 package provider
 
+// One read of a list data source, the same for the typed lists and
+// commerce_list:
+//
+//	openListRead   inputs, timeouts.read, a configured client
+//	target         what to list: fixed for a typed list, from the path for
+//	               commerce_list (a probe of the service the first time)
+//	readList       the listing, its records written straight into the
+//	               state's msgpack (list_state.go, state_encoder.go)
+//
+// The provider server serves every list read this way (server.go); the
+// framework's Read of a list data source is an adapter over the same
+// readDirect, for whoever serves the provider through providerserver alone.
+
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
-// listTarget is what a read lists, and what its filter is checked
-// against: the same for every read of a typed data source, resolved from
-// the path per read for commerce_list.
+// listTarget is what a read lists, and what its filter is checked against.
 type listTarget[T client.Record] struct {
 	kind client.Kind[T]
 	// rules are the filter attributes the terms are checked against; nil
 	// for an endpoint the capability table does not know (the grammar only).
 	rules   *client.Resource
 	example string
+	// records is the state attribute that holds the records.
+	records string
 }
 
-// resolveTarget finds a read's target; it may ask the service (a probe).
-type resolveTarget[T client.Record] func(ctx context.Context, c *client.Client, in listInputs) (listTarget[T], diag.Diagnostics)
-
-// recordSink receives a listing's records: add in result order, addLate
-// those that moved ahead of them while it ran (see client.ListQuery.Late).
-type recordSink[T client.Record] interface {
-	add(T) error
-	addLate(client.Record) error
-}
-
-// listInto runs the listing cfg asks for with c, handing the records to the
-// sink newSink makes for its inputs, and returns the sink, the listing's
-// statistics and its max_results (0: no limit). Every list data source and
-// both ways of building the state share it: Read (the framework's values)
-// and readDirect (msgpack).
-func listInto[T client.Record, S recordSink[T]](ctx context.Context, c *client.Client, cfg tfsdk.Config, resolve resolveTarget[T], newSink func(listInputs) S) (S, client.ListStats, int, diag.Diagnostics) {
-	var sink S
+// openListRead reads a list data source's inputs and bounds ctx by its
+// timeouts.read; the caller calls cancel.
+func openListRead(ctx context.Context, c *client.Client, cfg tfsdk.Config) (context.Context, context.CancelFunc, listInputs, diag.Diagnostics) {
 	in, diags := getListInputs(ctx, cfg, hasAttribute(cfg, "include_json"))
 	ctx, cancel, more := withReadTimeout(ctx, cfg)
 	diags.Append(more...)
-	defer cancel()
-	if diags.HasError() {
-		return sink, client.ListStats{}, 0, diags
-	}
-	if c == nil {
+	if c == nil && !diags.HasError() {
 		diags.AddError("Provider not configured", "The provider was not configured before the data source was read; this is a bug in Terraform or the provider, please report it.")
-		return sink, client.ListStats{}, 0, diags
 	}
-	d, more := resolve(ctx, c, in)
-	diags.Append(more...)
-	if diags.HasError() {
-		return sink, client.ListStats{}, 0, diags
-	}
-	expr, more := in.expression(ctx, d.rules, d.example, d.kind.Path)
-	diags.Append(more...)
-	if diags.HasError() {
-		return sink, client.ListStats{}, 0, diags
-	}
-	sink = newSink(in)
-	q := in.query(expr)
-	q.Progress = func(listed, total int) {
-		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), d.kind.Name))
-	}
-	// Records updated during a -updated_at listing belong in front.
-	q.Late = sink.addLate
-	stats, err := runListing(ctx, c, d.kind, q, sink.add)
-	if err != nil {
-		diags.Append(errorDiagnostic(ctx, "list "+d.kind.Name, err))
-	}
-	return sink, stats, q.MaxResults, diags
+	return ctx, cancel, in, diags
 }
 
-// runListing runs the listing and logs how it went, whether it failed or
-// not.
-func runListing[T client.Record](ctx context.Context, c *client.Client, kind client.Kind[T], q client.ListQuery, emit func(T) error) (client.ListStats, error) {
+// readList lists what in asks of t and returns the data source's state:
+// config with ids, total and the records filled in, as msgpack.
+func readList[T client.Record](ctx context.Context, c *client.Client, config tftypes.Value, in listInputs, t listTarget[T], enc recordEncoder[T]) ([]byte, diag.Diagnostics) {
+	col := &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	stats, diags := listRecords(ctx, c, in, t, col.add, col.addLate)
+	if diags.HasError() {
+		return nil, diags
+	}
+	state, err := col.state(config, t.records, stats.Total, int(in.MaxResults.ValueInt64()))
+	if err != nil {
+		diags.AddError("Internal error", err.Error())
+	}
+	return state, diags
+}
+
+// listRecords runs the listing in asks of t, handing the records to add
+// in result order and those that moved ahead of them while it ran to
+// addLate (see client.ListQuery.Late).
+func listRecords[T client.Record](ctx context.Context, c *client.Client, in listInputs, t listTarget[T], add func(T) error, addLate func(client.Record) error) (client.ListStats, diag.Diagnostics) {
+	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
+	if diags.HasError() {
+		return client.ListStats{}, diags
+	}
+	q := in.query(expr)
+	q.Progress = func(listed, total int) {
+		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), t.kind.Name))
+	}
+	q.Late = addLate
 	start := time.Now()
-	stats, err := client.List(ctx, c, kind, q, emit)
+	stats, err := client.List(ctx, c, t.kind, q, add)
 	tflog.Info(ctx, "listing finished", map[string]any{
-		"resource": kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
+		"resource": t.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
 		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled, "budget_per_s": stats.Budget,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
-	return stats, err
+	if err != nil {
+		diags.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
+	}
+	return stats, diags
+}
+
+// readThroughDirect is the framework's Read of a list data source: r's
+// readDirect, its state decoded into the framework's value.
+func readThroughDirect(ctx context.Context, r directReader, c *client.Client, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	typ := req.Config.Raw.Type()
+	// The server prepares its shared instance once; the framework makes a
+	// new one for every read.
+	if err := r.prepareDirect(typ); err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	state, diags := r.readDirect(ctx, c, req.Config)
+	resp.Diagnostics.Append(diags...)
+	if state == nil {
+		return
+	}
+	v, err := (&tfprotov6.DynamicValue{MsgPack: state}).Unmarshal(typ)
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", "the state does not decode: "+err.Error())
+		return
+	}
+	resp.State.Raw = v
 }
 
 // hasAttribute reports whether cfg's schema has a top-level attribute name.

@@ -29,5 +29,5 @@ var orderType = recordType[client.Order]{
 
 // NewOrdersDataSource is commerce_orders.
 func NewOrdersDataSource() datasource.DataSource {
-	return &listDataSource[client.Order]{rt: orderType}
+	return &typedListDataSource[client.Order]{rt: orderType}
 }

@@ -16,26 +16,26 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
-// anyRecord is commerce_record: one record of any list endpoint, by id or
+// recordDataSource is commerce_record: one record of any list endpoint, by id or
 // by a filter that must match exactly one, the singular of commerce_list.
-type anyRecord struct {
+type recordDataSource struct {
 	client *client.Client
 }
 
 var (
-	_ datasource.DataSourceWithConfigure        = (*anyRecord)(nil)
-	_ datasource.DataSourceWithValidateConfig   = (*anyRecord)(nil)
-	_ datasource.DataSourceWithConfigValidators = (*anyRecord)(nil)
+	_ datasource.DataSourceWithConfigure        = (*recordDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*recordDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*recordDataSource)(nil)
 )
 
 // NewRecordDataSource is commerce_record.
-func NewRecordDataSource() datasource.DataSource { return &anyRecord{} }
+func NewRecordDataSource() datasource.DataSource { return &recordDataSource{} }
 
-func (d *anyRecord) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+func (d *recordDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_record"
 }
 
-func (d *anyRecord) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *recordDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := genericType.schemaAttributes(map[string]bool{"id": true})
 	attrs["path"] = schema.StringAttribute{
 		Required: true,
@@ -57,11 +57,11 @@ func (d *anyRecord) Schema(ctx context.Context, _ datasource.SchemaRequest, resp
 	}
 }
 
-func (d *anyRecord) ConfigValidators(context.Context) []datasource.ConfigValidator {
+func (d *recordDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("filter"))}
 }
 
-func (d *anyRecord) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (d *recordDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	resp.Diagnostics.Append(configureClient(req, &d.client)...)
 }
 
@@ -83,7 +83,7 @@ func getRecordArgs(ctx context.Context, cfg attributeGetter) (recordArgs, diag.D
 	return a, diags
 }
 
-func (d *anyRecord) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	a, diags := getRecordArgs(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() || a.path.IsUnknown() || a.filter.IsNull() || a.filter.IsUnknown() ||
@@ -96,7 +96,7 @@ func (d *anyRecord) ValidateConfig(ctx context.Context, req datasource.ValidateC
 	resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), a.filter.ValueString(), r.DefaultSort)...)
 }
 
-func (d *anyRecord) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	a, diags := getRecordArgs(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
@@ -130,7 +130,7 @@ func (d *anyRecord) Read(ctx context.Context, req datasource.ReadRequest, resp *
 
 // byID reads p/{id}; a GET by id needs nothing of what the endpoint can
 // list by, so it asks no probe.
-func (d *anyRecord) byID(ctx context.Context, p, id string) (client.Generic, diag.Diagnostics) {
+func (d *recordDataSource) byID(ctx context.Context, p, id string) (client.Generic, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	r, known := client.ResourceForPath(p)
 	if !known {
@@ -147,7 +147,7 @@ func (d *anyRecord) byID(ctx context.Context, p, id string) (client.Generic, dia
 }
 
 // byFilter finds the one record of p that matches expr.
-func (d *anyRecord) byFilter(ctx context.Context, p, expr string) (client.Generic, diag.Diagnostics) {
+func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (client.Generic, diag.Diagnostics) {
 	r, known, err := d.client.ResourceFor(ctx, p)
 	if err != nil {
 		return client.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}

@@ -24,9 +24,11 @@ import (
 // state_encoder.go). For 100,000 records that is the difference between
 // gigabytes of value trees and one buffer the size of the state.
 //
-// The framework's own Read of the list data sources stays, built from the
-// same listing: it serves whoever runs the provider through providerserver,
-// and the tests hold the direct state to it.
+// The framework's Read of a list data source is an adapter over the same
+// readDirect (list_read.go), for whoever serves the provider through
+// providerserver alone. Tests hold the direct state to the framework's own
+// encoding of the same values (list_state_test.go) and the wrapper's
+// answers to the framework's (framework_upgrade_test.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		ctx := context.Background()

@@ -85,7 +85,7 @@ func listSchemaType(t *testing.T, ds datasource.DataSource) tftypes.Object {
 // directAndFramework feeds the same records, late ones too, to both
 // collectors of a list data source and returns both states as msgpack: the
 // direct one, and the framework's encoding of the values Read builds.
-func directAndFramework[T client.Record](t *testing.T, d *listDataSource[T], config tftypes.Value, includeJSON, includeRecords bool,
+func directAndFramework[T client.Record](t *testing.T, d *typedListDataSource[T], config tftypes.Value, includeJSON, includeRecords bool,
 	listed, late []T, total, maxResults int,
 ) (direct, framework []byte) {
 	t.Helper()
@@ -157,11 +157,11 @@ func configWith(typ tftypes.Object, set map[string]tftypes.Value) tftypes.Value 
 // numbers, booleans, each null and set), json, late records and
 // max_results: the direct state is the framework's, byte for byte.
 func TestDirectStateEqualsFramework(t *testing.T) {
-	orders := &listDataSource[client.Order]{rt: orderType}
+	orders := &typedListDataSource[client.Order]{rt: orderType}
 	ordersType := listSchemaType(t, orders)
-	files := &listDataSource[client.File]{rt: fileType}
+	files := &typedListDataSource[client.File]{rt: fileType}
 	filesType := listSchemaType(t, files)
-	accounts := &listDataSource[client.Account]{rt: accountType}
+	accounts := &typedListDataSource[client.Account]{rt: accountType}
 	accountsType := listSchemaType(t, accounts)
 
 	fullOrder := client.Order{Common: fullCommon, Status: "complete", Payment: "paid", Shipping: "fulfilled", OrderNumber: "ORD-1",
@@ -234,7 +234,7 @@ func TestDirectStateEqualsFramework(t *testing.T) {
 // a field outside the schema, or a type that differs is refused when the
 // server starts.
 func TestRecordEncoderChecksTheSchema(t *testing.T) {
-	typ := listSchemaType(t, &listDataSource[client.Order]{rt: orderType})
+	typ := listSchemaType(t, &typedListDataSource[client.Order]{rt: orderType})
 	elem := typ.AttributeTypes["orders"].(tftypes.List).ElementType.(tftypes.Object)
 	with := func(change func(map[string]tftypes.Type)) tftypes.Object {
 		attrs := make(map[string]tftypes.Type, len(elem.AttributeTypes))

@@ -10,15 +10,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// listDataSource is the one implementation behind commerce_orders,
+// typedListDataSource is the one implementation behind commerce_orders,
 // commerce_files and commerce_accounts.
-type listDataSource[T client.Record] struct {
+type typedListDataSource[T client.Record] struct {
 	rt     recordType[T]
 	client *client.Client
 	// encoder writes the records' state for readDirect; set by
@@ -26,13 +28,13 @@ type listDataSource[T client.Record] struct {
 	encoder recordEncoder[T]
 }
 
-var _ datasource.DataSourceWithValidateConfig = (*listDataSource[client.Order])(nil)
+var _ datasource.DataSourceWithValidateConfig = (*typedListDataSource[client.Order])(nil)
 
-func (d *listDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+func (d *typedListDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Name
 }
 
-func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *typedListDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	r := d.rt.kind.Resource
 	attrs := d.arguments()
 	attrs["ids"] = schema.ListAttribute{
@@ -58,7 +60,7 @@ func (d *listDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaReque
 }
 
 // arguments are the attributes a configuration sets.
-func (d *listDataSource[T]) arguments() map[string]schema.Attribute {
+func (d *typedListDataSource[T]) arguments() map[string]schema.Attribute {
 	r := d.rt.kind.Resource
 	sorts := make([]string, 0, 2*len(r.SortAttributes()))
 	for _, s := range r.SortAttributes() {
@@ -130,11 +132,11 @@ func whereAttribute(exampleAttribute string) schema.Attribute {
 	}
 }
 
-func (d *listDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+func (d *typedListDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	resp.Diagnostics.Append(configureClient(req, &d.client)...)
 }
 
-func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+func (d *typedListDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	in, diags := getListInputs(ctx, req.Config, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -144,20 +146,27 @@ func (d *listDataSource[T]) ValidateConfig(ctx context.Context, req datasource.V
 	resp.Diagnostics.Append(diags...)
 }
 
-// target is what every read of the data source lists. Its diagnostics are
-// always empty: it is a resolveTarget, whose commerce_list counterpart asks
-// the service.
-//
-//nolint:unparam // the signature is resolveTarget's
-func (d *listDataSource[T]) target(context.Context, *client.Client, listInputs) (listTarget[T], diag.Diagnostics) {
-	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example}, nil
+// target is what every read of the data source lists.
+func (d *typedListDataSource[T]) target() listTarget[T] {
+	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example, records: d.rt.kind.Name}
 }
 
-func (d *listDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	d.reading(d.target).values(ctx, d.client, req, resp)
+// readDirect reads cfg into its msgpack state (see list_read.go).
+func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
+	defer cancel()
+	if diags.HasError() {
+		return nil, diags
+	}
+	state, more := readList(ctx, c, cfg.Raw, in, d.target(), d.encoder)
+	return state, append(diags, more...)
 }
 
-// reading is how the data source reads, with resolve finding its target.
-func (d *listDataSource[T]) reading(resolve resolveTarget[T]) listRead[T] {
-	return listRead[T]{rt: d.rt, records: d.rt.kind.Name, resolve: resolve}
+func (d *typedListDataSource[T]) prepareDirect(typ tftypes.Type) (err error) {
+	d.encoder, err = encoderFor(typ, d.rt.kind.Name, d.rt)
+	return err
+}
+
+func (d *typedListDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	readThroughDirect(ctx, d, d.client, req, resp)
 }

@@ -1,0 +1,166 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+)
+
+// The reference the direct state is held to: the framework's own values
+// for the same records, built as the provider built them before it wrote
+// msgpack itself, and encoded by the framework. Tests compare the two byte
+// for byte, record by record (state_encoder_test.go) and end to end through
+// a provider server whose list reads go this way (server_test.go).
+
+// valueCollector turns records into Terraform values as the listing delivers them,
+// so that the provider never holds a listing twice.
+type valueCollector[T client.Record] struct {
+	rt                          recordType[T]
+	elem                        tftypes.Object
+	includeJSON, includeRecords bool
+	ids, records                []tftypes.Value
+	// lateIDs and lateRecords are records updated while a -updated_at
+	// listing ran: they go in front of the others.
+	lateIDs, lateRecords []tftypes.Value
+}
+
+func (c *valueCollector[T]) add(rec T) error {
+	c.ids, c.records = c.appendTo(c.ids, c.records, rec)
+	return nil
+}
+
+func (c *valueCollector[T]) addLate(late client.Record) error {
+	rec, ok := late.(T)
+	if !ok {
+		return fmt.Errorf("internal error: late record of type %T", late)
+	}
+	c.lateIDs, c.lateRecords = c.appendTo(c.lateIDs, c.lateRecords, rec)
+	return nil
+}
+
+func (c *valueCollector[T]) appendTo(ids, records []tftypes.Value, rec T) ([]tftypes.Value, []tftypes.Value) {
+	ids = append(ids, tftypes.NewValue(tftypes.String, rec.RecordID()))
+	if c.includeRecords {
+		records = append(records, tftypes.NewValue(c.elem, c.rt.tfValues(rec, c.includeJSON)))
+	}
+	return ids, records
+}
+
+// computed are the attributes a read fills in: ids, total and the records,
+// late ones first, at most maxResults of them (0: no limit).
+func (c *valueCollector[T]) computed(shape listStateShape, records string, total, maxResults int) map[string]tftypes.Value {
+	ids, recs := c.ids, c.records
+	if len(c.lateIDs) > 0 {
+		ids, recs = append(c.lateIDs, ids...), append(c.lateRecords, recs...)
+		if maxResults > 0 && len(ids) > maxResults {
+			ids = ids[:maxResults]
+			recs = recs[:min(len(recs), maxResults)]
+		}
+	}
+	// A nil slice makes an empty list; untyped nil makes null.
+	recordsValue := tftypes.NewValue(shape.list, recs)
+	if !c.includeRecords {
+		recordsValue = tftypes.NewValue(shape.list, nil)
+	}
+	return map[string]tftypes.Value{
+		"ids":   tftypes.NewValue(shape.state.AttributeTypes["ids"], ids),
+		"total": tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total))),
+		records: recordsValue,
+	}
+}
+
+// recordSink receives a listing's records: add in result order, addLate
+// those that moved ahead of them while it ran.
+type recordSink[T client.Record] interface {
+	add(T) error
+	addLate(client.Record) error
+}
+
+// referenceRead is a list data source's Read through the framework's
+// values: the same inputs, target and listing as readDirect, with the
+// records collected by valueCollector.
+func referenceRead[T client.Record](ctx context.Context, c *client.Client, rt recordType[T], req datasource.ReadRequest, resp *datasource.ReadResponse,
+	target func(context.Context, listInputs) (listTarget[T], bool),
+) {
+	ctx, cancel, in, diags := openListRead(ctx, c, req.Config)
+	defer cancel()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, ok := target(ctx, in)
+	if !ok {
+		return
+	}
+	shape, ok := listStateShapeOf(req.Config.Raw.Type(), t.records)
+	if !ok {
+		resp.Diagnostics.AddError("Internal error", "no state shape")
+		return
+	}
+	col := &valueCollector[T]{rt: rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	stats, diags := listRecords(ctx, c, in, t, col.add, col.addLate)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state, err := stateWith(req.Config.Raw, col.computed(shape, t.records, stats.Total, int(in.MaxResults.ValueInt64())))
+	if err != nil {
+		resp.Diagnostics.AddError("Internal error", err.Error())
+		return
+	}
+	resp.State.Raw = state
+}
+
+type referenceTypedList[T client.Record] struct{ *typedListDataSource[T] }
+
+func (d referenceTypedList[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	referenceRead(ctx, d.client, d.rt, req, resp, func(context.Context, listInputs) (listTarget[T], bool) { return d.target(), true })
+}
+
+type referenceList struct{ *listDataSource }
+
+func (d referenceList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	referenceRead(ctx, d.client, genericType, req, resp, func(ctx context.Context, in listInputs) (listTarget[client.Generic], bool) {
+		t, diags := d.target(ctx, d.client, req.Config, in)
+		resp.Diagnostics.Append(diags...)
+		return t, !diags.HasError()
+	})
+}
+
+// referenceProvider is the provider with its list data sources read
+// through referenceRead.
+type referenceProvider struct{ *commerceProvider }
+
+func (p referenceProvider) DataSources(ctx context.Context) []func() datasource.DataSource {
+	var out []func() datasource.DataSource
+	for _, newDataSource := range p.commerceProvider.DataSources(ctx) {
+		out = append(out, func() datasource.DataSource {
+			switch d := newDataSource().(type) {
+			case *typedListDataSource[client.Order]:
+				return referenceTypedList[client.Order]{d}
+			case *typedListDataSource[client.File]:
+				return referenceTypedList[client.File]{d}
+			case *typedListDataSource[client.Account]:
+				return referenceTypedList[client.Account]{d}
+			case *listDataSource:
+				return referenceList{d}
+			default:
+				return d
+			}
+		})
+	}
+	return out
+}
+
+// frameworkServer is the provider served by the framework alone, its list
+// reads through the framework's values: the reference NewServer's direct
+// reads are held to.
+var frameworkServer = providerserver.NewProtocol6WithError(provider.Provider(referenceProvider{&commerceProvider{version: "test"}}))
+
