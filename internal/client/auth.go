@@ -35,11 +35,12 @@ type tokenManager struct {
 	// give up when their context ends (a sync.Mutex cannot do that).
 	fetching chan struct{}
 
-	mu      sync.Mutex
-	token   string    // the newest token; "" once dropped
-	gen     int       // generation of the newest token fetched, = tokens fetched
-	expiry  time.Time // zero: the service gave no lifetime
-	refresh time.Time // when to fetch a new one
+	mu        sync.Mutex
+	token     string    // the newest token; "" once dropped
+	tokenType string    // its type, as the service names it ("Bearer")
+	gen       int       // generation of the newest token fetched, = tokens fetched
+	refresh   time.Time // when to fetch a new one; zero: the service gave no lifetime
+	expiry    time.Time // when it expires; zero: the service gave no lifetime
 
 	// failures counts fetches that ended for good without a token (retries
 	// spent, or an answer no retry helps), and lastFailure is the newest.
@@ -124,9 +125,6 @@ func (m *tokenManager) Newest() int {
 	return m.gen
 }
 
-// Fetches reports how many tokens were obtained, for tests and benchmarks.
-func (m *tokenManager) Fetches() int { return m.Newest() }
-
 func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
 	began := time.Now()
@@ -206,8 +204,7 @@ func (m *tokenManager) recordFailure(err error) {
 func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.token = tok.AccessToken
-	m.expiry = tok.Expiry
+	m.token, m.tokenType, m.expiry = tok.AccessToken, tok.Type(), tok.Expiry
 	m.refresh = time.Time{}
 	if !tok.Expiry.IsZero() {
 		// Refresh a little before expiry so that a request never leaves with

@@ -89,7 +89,7 @@ func newBudget(cfg Config, backoff func(int) time.Duration) *budget {
 	}
 	return &budget{
 		ceiling:  cfg.RateLimit,
-		patience: cfg.ThrottlePatience,
+		patience: cfg.throttlePatience,
 		backoff:  backoff,
 		log:      cfg.Logger,
 		// Burst 1: neither the ceiling nor the learned budget may be

@@ -139,7 +139,7 @@ func tokenRefusals(st emulator.Stats) int {
 // the same error and the context's.
 func TestThrottlingIsNotFailure(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Files: -1, Accounts: -1})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries, c.ThrottlePatience = 0, 400*time.Millisecond })
+	c := newClient(t, srv, func(c *Config) { c.MaxRetries, c.throttlePatience = 0, 400*time.Millisecond })
 	if err := c.Authenticate(t.Context()); err != nil {
 		t.Fatal(err)
 	}

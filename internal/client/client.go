@@ -25,6 +25,8 @@ type Client struct {
 	policy   *retryPolicy
 	budget   *budget // requests per second, shared by every request
 	inFlight *adaptiveLimit
+	// requests counts the resource requests sent (retries included). Only
+	// tests read it (export_test.go); a listing counts its own in ListStats.
 	requests atomic.Int64
 
 	// unsortable holds the endpoints (by path) that refused or ignored a
@@ -49,7 +51,7 @@ func New(cfg Config) (*Client, error) {
 	// Parallel page requests would otherwise open and close a connection
 	// each time: the default keeps only two idle ones per host.
 	transport.MaxIdleConnsPerHost = cfg.MaxParallelRequests + 2
-	policy := &retryPolicy{maxRetries: cfg.MaxRetries, waitMin: cfg.RetryWaitMin, waitMax: cfg.RetryWaitMax, now: time.Now}
+	policy := &retryPolicy{maxRetries: cfg.MaxRetries, waitMin: cfg.retryWaitMin, waitMax: cfg.retryWaitMax}
 	budget := newBudget(cfg, policy.backoff)
 	// The budget sits below the User-Agent and above the connection: the
 	// token requests go through it too, since they count against the
@@ -68,15 +70,6 @@ func New(cfg Config) (*Client, error) {
 	c.tokens = newTokenManager(cfg, tokenHTTP, policy, budget)
 	return c, nil
 }
-
-// MaxParallelRequests is the configured ceiling of requests in flight.
-func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
-
-// TokenFetches counts the access tokens obtained so far.
-func (c *Client) TokenFetches() int { return c.tokens.Fetches() }
-
-// Requests counts the resource requests sent so far (retries included).
-func (c *Client) Requests() int64 { return c.requests.Load() }
 
 // Authenticate fetches (or reuses) the access token, so that a caller can
 // report bad credentials before doing anything else.
@@ -104,13 +97,13 @@ func (u userAgent) CloseIdleConnections() {
 	}
 }
 
-// errMalformed marks a 2xx body the caller could not decode; the request is
-// retried like a transport failure, since a cut or garbled body is usually
-// the network's doing.
-type errMalformed struct{ err error }
+// malformedError marks a 2xx body the caller could not decode; the request
+// is retried like a transport failure, since a cut or garbled body is
+// usually the network's doing.
+type malformedError struct{ err error }
 
-func (e errMalformed) Error() string { return "malformed response body: " + e.err.Error() }
-func (e errMalformed) Unwrap() error { return e.err }
+func (e malformedError) Error() string { return "malformed response body: " + e.err.Error() }
+func (e malformedError) Unwrap() error { return e.err }
 
 // maxFreeRetries bounds the free retries (401 on a token older than the
 // newest) between two counted attempts, so that a service that revokes
@@ -342,7 +335,7 @@ func outcome(resp *http.Response, body []byte, shown string, attempt int, decode
 			if errors.As(err, &protoErr) {
 				return 0, "", err
 			}
-			return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: errMalformed{err}}
+			return 0, "", &TransportError{Method: http.MethodGet, Path: shown, Attempts: attempt, Err: malformedError{err}}
 		}
 		return resp.StatusCode, "", nil
 	}

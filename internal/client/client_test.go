@@ -21,8 +21,8 @@ func newClient(t testing.TB, srv *emulator.Server, tweak ...func(*Config)) *Clie
 		ClientID:     emulator.DefaultClientID,
 		ClientSecret: emulator.DefaultClientSecret,
 		MaxRetries:   DefaultMaxRetries,
-		RetryWaitMin: time.Millisecond,
-		RetryWaitMax: 20 * time.Millisecond,
+		retryWaitMin: time.Millisecond,
+		retryWaitMax: 20 * time.Millisecond,
 	}
 	for _, f := range tweak {
 		f(&cfg)

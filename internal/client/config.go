@@ -37,26 +37,29 @@ type Config struct {
 	RateLimit           float64       // requests per second ceiling; 0 = none
 	MaxRetries          int           // retries after the first attempt; 0 = none (the provider defaults it)
 	RequestTimeout      time.Duration // per attempt
-	// ThrottlePatience is how long requests go on while the service
-	// answers every one 429 and accepts none; default
-	// DefaultThrottlePatience.
-	ThrottlePatience time.Duration
-	UserAgent        string
-	Logger           Logger
+	UserAgent           string
+	Logger              Logger
 
-	// Backoff bounds; tests shorten them. Zero takes 250ms and 30s.
-	RetryWaitMin time.Duration
-	RetryWaitMax time.Duration
+	// The settings below are fixed for the provider; tests in this package
+	// shorten them.
+
+	// throttlePatience is how long requests go on while the service
+	// answers every one 429 and accepts none; zero takes
+	// DefaultThrottlePatience.
+	throttlePatience time.Duration
+	// Backoff bounds. Zero takes 250ms and 30s.
+	retryWaitMin time.Duration
+	retryWaitMax time.Duration
 }
 
-// URLProblem describes why a configured URL is unusable; the provider turns
+// urlError describes why a configured URL is unusable; the provider turns
 // it into a diagnostic on the attribute.
-type URLProblem struct {
+type urlError struct {
 	Value  string
 	Reason string
 }
 
-func (p *URLProblem) Error() string { return fmt.Sprintf("%q %s", p.Value, p.Reason) }
+func (p *urlError) Error() string { return fmt.Sprintf("%q %s", p.Value, p.Reason) }
 
 // NormalizeServiceURL checks a base_url or auth_url and returns it without a
 // trailing slash. It must be absolute, carry no query, fragment or
@@ -64,39 +67,39 @@ func (p *URLProblem) Error() string { return fmt.Sprintf("%q %s", p.Value, p.Rea
 // emulator): the client secret must never cross a network in clear text.
 func NormalizeServiceURL(raw string) (string, error) {
 	if strings.TrimSpace(raw) != raw {
-		return "", &URLProblem{raw, "has leading or trailing white space"}
+		return "", &urlError{raw, "has leading or trailing white space"}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", &URLProblem{raw, "is not a valid URL: " + err.Error()}
+		return "", &urlError{raw, "is not a valid URL: " + err.Error()}
 	}
 	if u.Scheme == "" || u.Host == "" {
-		return "", &URLProblem{raw, `is not an absolute URL; write it with its scheme and host, e.g. "https://api.example.com"`}
+		return "", &urlError{raw, `is not an absolute URL; write it with its scheme and host, e.g. "https://api.example.com"`}
 	}
 	switch u.Scheme {
 	case "https":
 	case "http":
 		if !IsLoopbackHost(u.Hostname()) {
-			return "", &URLProblem{raw, "uses plain http to a host that is not loopback; use https so that credentials and tokens are encrypted (http is accepted only for 127.0.0.1, ::1 and localhost, e.g. the local emulator)"}
+			return "", &urlError{raw, "uses plain http to a host that is not loopback; use https so that credentials and tokens are encrypted (http is accepted only for 127.0.0.1, ::1 and localhost, e.g. the local emulator)"}
 		}
 	default:
-		return "", &URLProblem{raw, fmt.Sprintf("has scheme %q; use https", u.Scheme)}
+		return "", &urlError{raw, fmt.Sprintf("has scheme %q; use https", u.Scheme)}
 	}
 	if u.User != nil {
-		return "", &URLProblem{raw, "carries user information; put credentials in client_id and client_secret instead"}
+		return "", &urlError{raw, "carries user information; put credentials in client_id and client_secret instead"}
 	}
 	if u.RawQuery != "" || u.ForceQuery {
-		return "", &URLProblem{raw, "has a query string; remove everything from \"?\" on"}
+		return "", &urlError{raw, "has a query string; remove everything from \"?\" on"}
 	}
 	if u.Fragment != "" {
-		return "", &URLProblem{raw, "has a fragment; remove everything from \"#\" on"}
+		return "", &urlError{raw, "has a fragment; remove everything from \"#\" on"}
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	if strings.HasSuffix(path, APIPrefix) {
-		return "", &URLProblem{raw, fmt.Sprintf("ends in %s; give the service address without it, the provider adds %s itself", APIPrefix, APIPrefix)}
+		return "", &urlError{raw, fmt.Sprintf("ends in %s; give the service address without it, the provider adds %s itself", APIPrefix, APIPrefix)}
 	}
 	if strings.HasSuffix(path, TokenPath) {
-		return "", &URLProblem{raw, fmt.Sprintf("ends in %s; give the address without it, the provider adds %s itself", TokenPath, TokenPath)}
+		return "", &urlError{raw, fmt.Sprintf("ends in %s; give the address without it, the provider adds %s itself", TokenPath, TokenPath)}
 	}
 	return u.Scheme + "://" + u.Host + path, nil
 }
@@ -144,14 +147,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
 	}
-	if c.ThrottlePatience <= 0 {
-		c.ThrottlePatience = DefaultThrottlePatience
+	if c.throttlePatience <= 0 {
+		c.throttlePatience = DefaultThrottlePatience
 	}
-	if c.RetryWaitMin == 0 {
-		c.RetryWaitMin = 250 * time.Millisecond
+	if c.retryWaitMin == 0 {
+		c.retryWaitMin = 250 * time.Millisecond
 	}
-	if c.RetryWaitMax == 0 {
-		c.RetryWaitMax = 30 * time.Second
+	if c.retryWaitMax == 0 {
+		c.retryWaitMax = 30 * time.Second
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = "terraform-provider-commerce/dev"

@@ -89,20 +89,6 @@ func (e *APIError) Title() string {
 	return http.StatusText(e.StatusCode)
 }
 
-// Detail joins the details of all error entries (or the body excerpt).
-func (e *APIError) Detail() string {
-	var parts []string
-	for _, obj := range e.Errors {
-		if obj.Detail != "" {
-			parts = append(parts, obj.Detail)
-		}
-	}
-	if len(parts) == 0 && e.BodyExcerpt != "" {
-		return "the response body was not a JSON:API error document: " + strconv.Quote(e.BodyExcerpt)
-	}
-	return strings.Join(parts, "; ")
-}
-
 // StatusLine is the status code and its text, e.g. "400 Bad Request".
 func (e *APIError) StatusLine() string {
 	return fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
@@ -291,11 +277,11 @@ func (e *UnlistableError) Error() string {
 	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
 }
 
-// errSortUnusable reports, from the first page of a sorted listing, that
+// sortUnusableError reports, from the first page of a sorted listing, that
 // the service refused the sort= parameter or ignored it.
-type errSortUnusable struct{ cause string }
+type sortUnusableError struct{ cause string }
 
-func (e *errSortUnusable) Error() string { return e.cause }
+func (e *sortUnusableError) Error() string { return e.cause }
 
 // errWindowChanged says a window changed while it was read by offsets: a
 // record was inserted, deleted or moved, so offsets shifted and a record
@@ -304,7 +290,7 @@ var errWindowChanged = errors.New("window changed while it was listed")
 
 // ThrottledError says that the service kept answering a request 429 Too
 // Many Requests until the client stopped asking: it accepted no request of
-// this client for the client's patience (Config.ThrottlePatience), asked
+// this client for the client's patience (DefaultThrottlePatience), asked
 // for a longer wait than that (Retry-After), or the caller's context ended
 // while the request waited for the store's rate limit.
 type ThrottledError struct {

@@ -100,7 +100,7 @@ func TestFaultMalformedBody(t *testing.T) {
 		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
 		_, _, err := listWithin(t, c, Orders, ListQuery{})
 		var tErr *TransportError
-		var malformed errMalformed
+		var malformed malformedError
 		if !errors.As(err, &tErr) || !errors.As(err, &malformed) {
 			t.Fatalf("error = %v, want a *TransportError for a malformed body", err)
 		}

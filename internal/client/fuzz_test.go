@@ -110,7 +110,7 @@ func FuzzParseErrorBody(f *testing.F) {
 		}
 		e := &APIError{StatusCode: http.StatusBadGateway, Method: http.MethodGet, Path: "/v2/orders", Errors: objs, BodyExcerpt: ex, Attempts: 2}
 		msg := e.Error()
-		_, _ = e.Title(), e.Detail()
+		_ = e.Title()
 		if !strings.HasPrefix(msg, "GET /v2/orders: 502 Bad Gateway") || !strings.HasSuffix(msg, "(gave up after 2 attempts)") {
 			t.Fatalf("error message %q", msg)
 		}

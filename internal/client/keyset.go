@@ -22,7 +22,7 @@ func (l *lister[T]) traverseQuery(ctx context.Context, key sortKey) error {
 		return err
 	}
 	if bad := disorder(key, p0.records); bad != "" {
-		return &errSortUnusable{cause: "it ignored sort=" + key.param() + ": " + bad}
+		return &sortUnusableError{cause: "it ignored sort=" + key.param() + ": " + bad}
 	}
 	return l.traverseFrom(ctx, w)
 }

@@ -218,7 +218,7 @@ func (l *lister[T]) run(ctx context.Context, key sortKey) error {
 			err = l.listThenSort(ctx, key)
 		}
 		cause, unusable := sortRefusal(err)
-		var ignored *errSortUnusable
+		var ignored *sortUnusableError
 		if errors.As(err, &ignored) {
 			cause, unusable = ignored.cause, true
 		}

@@ -227,28 +227,11 @@ func (r *windowReader[T]) narrowed(base string, extra filter.Expr, sort, why str
 		}
 	}
 	merged := r.kind.narrow(parsed, extra)
-	text := render(merged, base)
+	text := merged.Render(base)
 	if n := listRequestLength(r.kind.Path, text, sort, OffsetLimit, r.pageSize); len(merged) > filter.MaxTerms || n > MaxRequestBytes {
 		return "", r.limitError(merged, text, n, extra, why)
 	}
 	return text, nil
-}
-
-// render is the text of e, whose terms come from src (the filter text they
-// were parsed from) or were built by the engine.
-func render(e filter.Expr, src string) string {
-	var b strings.Builder
-	for i, t := range e {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		if t.End > 0 && t.End <= len(src) {
-			b.WriteString(src[t.Start:t.End])
-		} else {
-			b.WriteString(t.String())
-		}
-	}
-	return b.String()
 }
 
 // limitError describes a request over the service's filter limits, and

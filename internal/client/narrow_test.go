@@ -75,7 +75,7 @@ func TestNarrowMergesBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := mustParse(t, tc.base)
 			before := base.String()
-			got := render(tc.r.narrow(base, mustParse(t, tc.add)), tc.base)
+			got := tc.r.narrow(base, mustParse(t, tc.add)).Render(tc.base)
 			if got != tc.want {
 				t.Errorf("narrow(%s, %s) = %s, want %s", tc.base, tc.add, got, tc.want)
 			}

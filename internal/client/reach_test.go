@@ -51,7 +51,7 @@ func TestUnreachableAuthURL(t *testing.T) {
 	addr := emulatortest.ClosedAddr(t)
 	logs := &recordingLogger{}
 	c, err := New(Config{BaseURL: "http://" + addr, ClientID: "id", ClientSecret: emulator.DefaultClientSecret,
-		MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond, Logger: logs})
+		MaxRetries: 2, retryWaitMin: time.Millisecond, retryWaitMax: 20 * time.Millisecond, Logger: logs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -279,7 +279,7 @@ func TestReauthCredentialsRefused(t *testing.T) {
 			_, _ = w.Write([]byte(`{"errors":[{"status":400,"title":"Bad Request","detail":"invalid_client"}]}`))
 		}))
 		t.Cleanup(ts.Close)
-		c, err := New(Config{BaseURL: ts.URL, ClientID: "id", ClientSecret: "secret", MaxRetries: 3, RetryWaitMin: time.Millisecond})
+		c, err := New(Config{BaseURL: ts.URL, ClientID: "id", ClientSecret: "secret", MaxRetries: 3, retryWaitMin: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

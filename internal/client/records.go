@@ -134,11 +134,6 @@ type Kind[T Record] struct {
 	decodeAll    func(body []byte) (decodedBody[T], error)
 }
 
-// decode decodes one record's JSON, leaving out the notes.
-func (k Kind[T]) decode(raw []byte, keepRaw bool) (T, error) {
-	return k.decodeRecord(raw, keepRaw, nil)
-}
-
 // kindOf binds r to the record type T, decoded from the wire form W.
 func kindOf[T Record, W wire[T]](r Resource) Kind[T] {
 	return Kind[T]{Resource: r, decodeRecord: decodeOne[T, W], decodeAll: decodeAll[T, W]}

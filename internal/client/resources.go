@@ -3,7 +3,6 @@ package client
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
@@ -41,13 +40,7 @@ type FilterAttribute struct {
 func (a FilterAttribute) Allows(op filter.Op) bool { return slices.Contains(a.Ops, op) }
 
 // OpNames lists the accepted operators, for messages.
-func (a FilterAttribute) OpNames() string {
-	names := make([]string, len(a.Ops))
-	for i, o := range a.Ops {
-		names[i] = string(o)
-	}
-	return strings.Join(names, ", ")
-}
+func (a FilterAttribute) OpNames() string { return filter.JoinOps(a.Ops) }
 
 // ranged reports whether the attribute can bound a window on both sides.
 func (a FilterAttribute) ranged() bool {

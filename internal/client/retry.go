@@ -19,7 +19,6 @@ type retryPolicy struct {
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
-	now        func() time.Time
 }
 
 // retryableStatus lists the answers that say "try again later": rate
@@ -50,7 +49,7 @@ func (p *retryPolicy) shouldRetry(ctx context.Context, attempt, status int, retr
 	case errors.Is(err, context.Canceled):
 		return 0, false
 	}
-	if d, ok := parseRetryAfter(retryAfter, p.now()); ok {
+	if d, ok := parseRetryAfter(retryAfter, time.Now()); ok {
 		if d > maxRetryAfter {
 			return 0, false
 		}

@@ -23,7 +23,7 @@ type TransportError struct {
 // Error says "could not reach URL (cause) after N attempts over T s"; a body
 // that arrived but could not be decoded keeps "METHOD path: malformed ...".
 func (e *TransportError) Error() string {
-	var malformed errMalformed
+	var malformed malformedError
 	if errors.As(e.Err, &malformed) {
 		msg := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
 		if e.Attempts > 1 {

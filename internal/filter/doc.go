@@ -109,15 +109,16 @@
 //
 // # Building filters
 //
-// NewTerm, And and String build filter text from values. String quotes a
-// value only when it has to or when quoting makes it clearer (see
-// QuoteValue), and any expression built from valid operators and attribute
-// names and arbitrary valid UTF-8 values parses back to the same operators,
-// attributes and values, as long as the text is within MaxLength (quoting
-// can make a filter longer than the one it was parsed from). Values that are
-// not valid UTF-8 are still formatted, but Parse rejects the result: filters
-// are UTF-8 text.
+// NewTerm, And and String build filter text from values; Render writes the
+// terms Parse read as they were spelled. String quotes a value only when it
+// has to or when quoting makes it clearer (see QuoteValue), and any
+// expression built from valid operators and attribute names and arbitrary
+// valid UTF-8 values parses back to the same operators, attributes and
+// values, as long as the text is within MaxLength (quoting can make a filter
+// longer than the one it was parsed from). Values that are not valid UTF-8
+// are still formatted, but Parse rejects the result: filters are UTF-8 text.
 //
 // Timestamps are written in TimestampLayout (ISO 8601 with milliseconds in
-// UTC, e.g. 2026-01-01T00:00:00.000Z); IsTimestamp checks that form.
+// UTC, e.g. 2026-01-01T00:00:00.000Z) by FormatTimestamp; ParseTimestamp
+// reads every form the service takes.
 package filter

@@ -52,14 +52,20 @@ func (o Op) Valid() bool {
 	return false
 }
 
-// opList is the comma-separated operator list used in error messages.
-var opList = func() string {
-	names := make([]string, 0, 7)
-	for _, o := range Ops() {
-		names = append(names, string(o))
+// JoinOps lists ops for messages, in the order given: "eq, like, in".
+func JoinOps(ops []Op) string {
+	var b strings.Builder
+	for i, o := range ops {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(o))
 	}
-	return strings.Join(names, ", ")
-}()
+	return b.String()
+}
+
+// opList lists every operator, for the parser's messages.
+var opList = JoinOps(Ops())
 
 // Term is one op(attribute,value...) condition of an expression.
 type Term struct {
@@ -126,13 +132,23 @@ func (t Term) writeTo(b *strings.Builder) {
 // String returns the canonical text of e: its terms joined by ":". An empty
 // expression formats as "", which Parse rejects: a filter has at least one
 // term.
-func (e Expr) String() string {
+func (e Expr) String() string { return e.Render("") }
+
+// Render returns the text of e like String, except that a term Parse read
+// from src (one whose End lies within src) is written as it is spelled
+// there, so that a value quoted in src stays quoted. Terms built by NewTerm,
+// or taken from another text, need Start and End set to zero first.
+func (e Expr) Render(src string) string {
 	var b strings.Builder
 	for i, t := range e {
 		if i > 0 {
 			b.WriteByte(':')
 		}
-		t.writeTo(&b)
+		if t.End > 0 && t.End <= len(src) {
+			b.WriteString(src[t.Start:t.End])
+		} else {
+			t.writeTo(&b)
+		}
 	}
 	return b.String()
 }

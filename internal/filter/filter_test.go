@@ -42,6 +42,18 @@ func TestOps(t *testing.T) {
 	}
 }
 
+func TestJoinOps(t *testing.T) {
+	if got, want := JoinOps(Ops()), "eq, like, in, gt, ge, lt, le"; got != want {
+		t.Errorf("JoinOps(Ops()) = %q, want %q", got, want)
+	}
+	if got := JoinOps([]Op{Ge, Lt}); got != "ge, lt" {
+		t.Errorf("JoinOps(ge, lt) = %q", got)
+	}
+	if got := JoinOps(nil); got != "" {
+		t.Errorf("JoinOps(nil) = %q", got)
+	}
+}
+
 func TestParseValid(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -537,6 +549,22 @@ func TestAnd(t *testing.T) {
 	}
 }
 
+func TestRender(t *testing.T) {
+	src := `eq(status,'complete'):gt(total,10)`
+	e, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parsed terms keep their spelling, built ones are canonical.
+	e = append(e, NewTerm(Lt, "created_at", "2026-01-01T00:00:00.000Z"))
+	if got, want := e.Render(src), `eq(status,'complete'):gt(total,10):lt(created_at,2026-01-01T00:00:00.000Z)`; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+	if got, want := e.Render(""), e.String(); got != want {
+		t.Errorf(`Render("") = %q, String = %q`, got, want)
+	}
+}
+
 func TestMatchLike(t *testing.T) {
 	tests := []struct {
 		pattern, s string
@@ -627,8 +655,8 @@ func TestIsTimestamp(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := IsTimestamp(tt.s); got != tt.want {
-			t.Errorf("IsTimestamp(%q) = %v, want %v", tt.s, got, tt.want)
+		if got := isTimestamp(tt.s); got != tt.want {
+			t.Errorf("isTimestamp(%q) = %v, want %v", tt.s, got, tt.want)
 		}
 	}
 }

@@ -1,7 +1,5 @@
 package filter
 
-import "time"
-
 // MatchLike reports whether s matches the like pattern, in which every *
 // matches any run of characters (including none) and every other character
 // matches itself, case-sensitively. There is no escape for a literal *.
@@ -44,28 +42,4 @@ func MatchLike(pattern, s string) bool {
 		p++
 	}
 	return p == len(pattern)
-}
-
-// IsTimestamp reports whether s is a timestamp in TimestampLayout, e.g.
-// 2026-01-01T00:00:00.000Z: exactly that shape (four-digit year, two-digit
-// fields, three fractional digits, literal Z) and a date and time that exist
-// (no February 30th, no hour 24, no leap second).
-func IsTimestamp(s string) bool {
-	// Check the shape first: time.Parse alone accepts some variations,
-	// such as a one-digit hour, that the service does not.
-	if len(s) != len(TimestampLayout) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c, l := s[i], TimestampLayout[i]; {
-		case '0' <= l && l <= '9':
-			if c < '0' || c > '9' {
-				return false
-			}
-		case c != l:
-			return false
-		}
-	}
-	_, err := time.Parse(TimestampLayout, s)
-	return err == nil
 }

@@ -78,8 +78,32 @@ func TestFormatTimestampRoundTrips(t *testing.T) {
 		}
 		out := FormatTimestamp(ts)
 		back, err := ParseTimestamp(out)
-		if err != nil || !back.Equal(ts) || !IsTimestamp(out) {
+		if err != nil || !back.Equal(ts) || !isTimestamp(out) {
 			t.Errorf("%q → %q → %v, %v", in, out, back, err)
 		}
 	}
+}
+
+// isTimestamp reports whether s is a timestamp in TimestampLayout, e.g.
+// 2026-01-01T00:00:00.000Z: exactly that shape (four-digit year, two-digit
+// fields, three fractional digits, literal Z) and a date and time that exist
+// (no February 30th, no hour 24, no leap second).
+func isTimestamp(s string) bool {
+	// Check the shape first: time.Parse alone accepts some variations,
+	// such as a one-digit hour, that the service does not.
+	if len(s) != len(TimestampLayout) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c, l := s[i], TimestampLayout[i]; {
+		case '0' <= l && l <= '9':
+			if c < '0' || c > '9' {
+				return false
+			}
+		case c != l:
+			return false
+		}
+	}
+	_, err := time.Parse(TimestampLayout, s)
+	return err == nil
 }

@@ -59,4 +59,3 @@ func howListed(r client.Resource) string {
 			r.Name, backticks(r.ServiceSorts), limit, limit, backticks(r.ProviderSorts), limit)
 	}
 }
-

@@ -134,13 +134,7 @@ func didYouMean[S ~string](name S) string {
 	return fmt.Sprintf("; did you mean %q?", name)
 }
 
-func opNames() string {
-	var names []string
-	for _, o := range filter.Ops() {
-		names = append(names, string(o))
-	}
-	return strings.Join(names, ", ")
-}
+func opNames() string { return filter.JoinOps(filter.Ops()) }
 
 // whereModel is one element of a list data source's where attribute.
 type whereModel struct {

@@ -163,4 +163,3 @@ func (p referenceProvider) DataSources(ctx context.Context) []func() datasource.
 // reads through the framework's values: the reference NewServer's direct
 // reads are held to.
 var frameworkServer = providerserver.NewProtocol6WithError(provider.Provider(referenceProvider{&commerceProvider{version: "test"}}))
-
