@@ -1,7 +1,7 @@
-# Completed orders of one day, newest first. Timestamps in filters are
-# ISO 8601 in UTC with milliseconds and a Z.
+# Completed orders of one day, newest first. A date stands for midnight
+# UTC; ISO 8601 timestamps and epoch milliseconds work too.
 data "commerce_orders" "completed" {
-  filter = "eq(status,complete):ge(created_at,2024-01-01T00:00:00.000Z):lt(created_at,2024-01-02T00:00:00.000Z)"
+  filter = "eq(status,complete):ge(created_at,2024-01-01):lt(created_at,2024-01-02)"
   sort   = "-created_at"
 }
 
