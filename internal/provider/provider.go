@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -40,6 +41,7 @@ const (
 const MaxParallelRequestsLimit = 64
 
 var _ provider.ProviderWithValidateConfig = (*commerceProvider)(nil)
+var _ provider.ProviderWithEphemeralResources = (*commerceProvider)(nil)
 
 type commerceProvider struct {
 	version string
@@ -191,6 +193,7 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	p.configured.Store(c)
 	resp.DataSourceData = c
 	resp.ResourceData = c
+	resp.EphemeralResourceData = c
 }
 
 // unknownTuning reports the tuning settings that are unknown at plan time:
@@ -321,6 +324,12 @@ func valueOr(v types.Int64, def int64) int64 {
 }
 
 func (p *commerceProvider) Resources(context.Context) []func() resource.Resource { return nil }
+
+// EphemeralResources are read by Terraform 1.10 and later (OpenTofu 1.11);
+// older CLIs never ask for them.
+func (p *commerceProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{NewAccessTokenEphemeralResource}
+}
 
 func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
