@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // Records are stored column-wise: one slice per attribute, indexed by the
@@ -41,35 +39,25 @@ func (k colKind) String() string {
 	return "string"
 }
 
-// opSet is a set of filter operators.
+// opSet is a set of filter operators, one bit per filterOp.
 type opSet uint8
 
-// opBit returns the set holding only op (empty for an unknown operator).
-func opBit(op filter.Op) opSet {
-	for i, o := range filter.Ops() {
-		if o == op {
-			return 1 << i
-		}
-	}
-	return 0
-}
-
-func opsOf(ops ...filter.Op) opSet {
+func opsOf(ops ...filterOp) opSet {
 	var s opSet
 	for _, op := range ops {
-		s |= opBit(op)
+		s |= 1 << op
 	}
 	return s
 }
 
-func (s opSet) has(op filter.Op) bool { return s&opBit(op) != 0 }
+func (s opSet) has(op filterOp) bool { return op < numOps && s&(1<<op) != 0 }
 
 // String lists the operators in documentation order: "eq, like".
 func (s opSet) String() string {
 	var names []string
-	for _, op := range filter.Ops() {
+	for op := range numOps {
 		if s.has(op) {
-			names = append(names, string(op))
+			names = append(names, op.String())
 		}
 	}
 	return strings.Join(names, ", ")
@@ -77,11 +65,11 @@ func (s opSet) String() string {
 
 // The operator sets the service documents per attribute.
 var (
-	opsEq        = opsOf(filter.Eq)
-	opsEqLike    = opsOf(filter.Eq, filter.Like)
-	opsRange     = opsOf(filter.Gt, filter.Ge, filter.Lt, filter.Le)
+	opsEq        = opsOf(opEq)
+	opsEqLike    = opsOf(opEq, opLike)
+	opsRange     = opsOf(opGt, opGe, opLt, opLe)
 	opsEqRange   = opsEq | opsRange
-	opsEqRangeIn = opsEqRange | opsOf(filter.In)
+	opsEqRangeIn = opsEqRange | opsOf(opIn)
 )
 
 // column describes one attribute of a resource. Its name is the attribute

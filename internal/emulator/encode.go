@@ -101,8 +101,8 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendTimestamp appends ms (milliseconds since the epoch, UTC) in
-// filter.TimestampLayout, without the quotes.
+// appendTimestamp appends ms (milliseconds since the epoch, UTC) as
+// 2006-01-02T15:04:05.000Z, without the quotes.
 func appendTimestamp(b []byte, ms int64) []byte {
 	days := ms / 86400000
 	rem := ms % 86400000

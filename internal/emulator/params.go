@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // listParams is a validated list request.
@@ -141,7 +139,7 @@ func (sch *schema) offsetLimitError(raw string, limit int) *apiError {
 // firstRangeCol is the first column filterable with gt, if any.
 func (sch *schema) firstRangeCol() (int, bool) {
 	for i, c := range sch.cols {
-		if c.ops.has(filter.Gt) {
+		if c.ops.has(opGt) {
 			return i, true
 		}
 	}

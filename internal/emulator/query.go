@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // apiError is a client error that becomes a JSON:API error response.
@@ -30,16 +28,27 @@ func badRequest(param, format string, args ...any) *apiError {
 type term struct {
 	col  int
 	kind colKind
-	op   filter.Op
+	op   filterOp
 	strs []string    // kindString
+	like likePattern // kindString with like
 	nums []int64     // kindTime (ms) and kindNumber
 	bols []bool      // kindBool
-	src  filter.Term // as parsed
+	src  filterTerm  // as parsed
 }
 
-// canon returns the canonical text of the term, for cache keys.
+// canon returns the term with its values in Go quotes, for cache keys:
+// terms that mean the same have the same text however they were quoted.
 func (tm *term) canon() string {
-	return filter.Term{Op: tm.src.Op, Attribute: tm.src.Attribute, Values: tm.src.Values}.String()
+	var b strings.Builder
+	b.WriteString(tm.src.op.String())
+	b.WriteByte('(')
+	b.WriteString(tm.src.attr)
+	for _, v := range tm.src.values {
+		b.WriteByte(',')
+		b.WriteString(strconv.Quote(v))
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // match reports whether row satisfies the term.
@@ -47,8 +56,8 @@ func (tm *term) match(t *table, row int32) bool {
 	switch tm.kind {
 	case kindString:
 		v := t.str[tm.col][row]
-		if tm.op == filter.Like {
-			return filter.MatchLike(tm.strs[0], v)
+		if tm.op == opLike {
+			return tm.like.match(v)
 		}
 		return compare(tm.op, v, tm.strs)
 	case kindTime, kindNumber:
@@ -57,9 +66,9 @@ func (tm *term) match(t *table, row int32) bool {
 	case kindBool:
 		v := t.boo[tm.col][row]
 		switch tm.op {
-		case filter.Eq:
+		case opEq:
 			return v == tm.bols[0]
-		case filter.In:
+		case opIn:
 			return slices.Contains(tm.bols, v)
 		}
 	}
@@ -85,38 +94,41 @@ func parseInteger(s string) (int64, bool) {
 // compileFilter parses and checks a filter for sch's resource: attributes,
 // the operators the service accepts on each, and values.
 func compileFilter(sch *schema, raw string) ([]term, *apiError) {
-	expr, err := filter.Parse(raw)
+	expr, err := parseFilter(raw)
 	if err != nil {
 		return nil, badRequest("filter", "Could not parse the supplied filter: %s", err.Error())
 	}
 	terms := make([]term, 0, len(expr))
 	for _, ft := range expr {
-		col, ok := sch.filterCol(ft.Attribute)
+		col, ok := sch.filterCol(ft.attr)
 		if !ok && sch.filterableNames() == "" {
 			return nil, badRequest("filter", "Cannot filter %s on attribute %q: filtering is not supported on %s; remove the filter parameter.",
-				sch.name, ft.Attribute, sch.name)
+				sch.name, ft.attr, sch.name)
 		}
 		if !ok {
 			return nil, badRequest("filter", "Cannot filter %s on attribute %q: the filterable attributes are %s.",
-				sch.name, ft.Attribute, sch.filterableNames())
+				sch.name, ft.attr, sch.filterableNames())
 		}
 		c := sch.cols[col]
-		if !c.ops.has(ft.Op) {
+		if !c.ops.has(ft.op) {
 			return nil, badRequest("filter", "Could not parse the supplied filter: operator %s is not supported on attribute %q of %s; the supported operators for %s are %s.",
-				ft.Op, ft.Attribute, sch.name, ft.Attribute, c.ops)
+				ft.op, ft.attr, sch.name, ft.attr, c.ops)
 		}
 		// The parser enforces the arity already; this guards the evaluator.
-		if ft.Op == filter.In && len(ft.Values) == 0 {
-			return nil, badRequest("filter", "Operator in on attribute %q takes one or more values.", ft.Attribute)
+		if ft.op == opIn && len(ft.values) == 0 {
+			return nil, badRequest("filter", "Operator in on attribute %q takes one or more values.", ft.attr)
 		}
-		if ft.Op != filter.In && len(ft.Values) != 1 {
-			return nil, badRequest("filter", "Operator %s on attribute %q takes exactly one value.", ft.Op, ft.Attribute)
+		if ft.op != opIn && len(ft.values) != 1 {
+			return nil, badRequest("filter", "Operator %s on attribute %q takes exactly one value.", ft.op, ft.attr)
 		}
-		tm := term{col: col, kind: c.kind, op: ft.Op, src: ft}
-		for _, v := range ft.Values {
+		tm := term{col: col, kind: c.kind, op: ft.op, src: ft}
+		for _, v := range ft.values {
 			if err := tm.addValue(v); err != nil {
 				return nil, err
 			}
+		}
+		if tm.op == opLike && tm.kind == kindString {
+			tm.like = compileLike(tm.strs[0])
 		}
 		terms = append(terms, tm)
 	}
@@ -125,7 +137,7 @@ func compileFilter(sch *schema, raw string) ([]term, *apiError) {
 
 // addValue parses one value of the term for the attribute's kind.
 func (tm *term) addValue(v string) *apiError {
-	attr := tm.src.Attribute
+	attr := tm.src.attr
 	switch tm.kind {
 	case kindString:
 		tm.strs = append(tm.strs, v)
@@ -207,11 +219,11 @@ func (s *Server) run(t *table, q *query) []int32 {
 		switch {
 		case tm.col != q.sortCol:
 			rest = append(rest, tm)
-		case tm.op == filter.Eq:
+		case tm.op == opEq:
 			ge, le := *tm, *tm
-			ge.op, le.op = filter.Ge, filter.Le
+			ge.op, le.op = opGe, opLe
 			ranges = append(ranges, &ge, &le)
-		case tm.op == filter.Gt || tm.op == filter.Ge || tm.op == filter.Lt || tm.op == filter.Le:
+		case tm.op == opGt || tm.op == opGe || tm.op == opLt || tm.op == opLe:
 			ranges = append(ranges, tm)
 		default:
 			rest = append(rest, tm)
@@ -265,7 +277,7 @@ func narrow(t *table, idx []int32, lo, hi int, tm *term, desc bool) (int, int) {
 	if lo >= hi {
 		return lo, hi
 	}
-	suffix := tm.op == filter.Gt || tm.op == filter.Ge // true on a suffix of an ascending index
+	suffix := tm.op == opGt || tm.op == opGe // true on a suffix of an ascending index
 	if desc {
 		suffix = !suffix
 	}
@@ -277,20 +289,68 @@ func narrow(t *table, idx []int32, lo, hi int, tm *term, desc bool) (int, int) {
 }
 
 // compare applies a comparison operator to v and the term's values.
-func compare[V cmp.Ordered](op filter.Op, v V, vals []V) bool {
+func compare[V cmp.Ordered](op filterOp, v V, vals []V) bool {
 	switch op {
-	case filter.Eq:
+	case opEq:
 		return v == vals[0]
-	case filter.In:
+	case opIn:
 		return slices.Contains(vals, v)
-	case filter.Gt:
+	case opGt:
 		return v > vals[0]
-	case filter.Ge:
+	case opGe:
 		return v >= vals[0]
-	case filter.Lt:
+	case opLt:
 		return v < vals[0]
-	case filter.Le:
+	case opLe:
 		return v <= vals[0]
 	}
 	return false
+}
+
+// likePattern is a compiled like value: each * matches any run of
+// characters, none included, and every other character itself, case
+// sensitively. Matching bytes is matching characters: in UTF-8 no
+// character's encoding occurs inside another's.
+type likePattern struct {
+	wild   bool     // the value has a *; without one it must equal the text
+	prefix string   // before the first *
+	middle []string // between the first and the last *, split at each *
+	suffix string   // after the last *
+}
+
+func compileLike(v string) likePattern {
+	first := strings.IndexByte(v, '*')
+	if first < 0 {
+		return likePattern{prefix: v}
+	}
+	last := strings.LastIndexByte(v, '*')
+	lp := likePattern{wild: true, prefix: v[:first], suffix: v[last+1:]}
+	if first < last {
+		for _, m := range strings.Split(v[first+1:last], "*") {
+			if m != "" {
+				lp.middle = append(lp.middle, m)
+			}
+		}
+	}
+	return lp
+}
+
+// match reports whether s matches. Taking each middle piece at its first
+// occurrence is enough: a later one leaves less room for the rest.
+func (lp *likePattern) match(s string) bool {
+	if !lp.wild {
+		return s == lp.prefix
+	}
+	if len(s) < len(lp.prefix)+len(lp.suffix) || !strings.HasPrefix(s, lp.prefix) || !strings.HasSuffix(s, lp.suffix) {
+		return false
+	}
+	rest := s[len(lp.prefix) : len(s)-len(lp.suffix)]
+	for _, m := range lp.middle {
+		k := strings.Index(rest, m)
+		if k < 0 {
+			return false
+		}
+		rest = rest[k+len(m):]
+	}
+	return true
 }

@@ -1,12 +1,14 @@
 // Package filter parses, validates and formats the filter expressions of the
-// commerce REST service, and provides the matching helpers the service
-// emulator needs to evaluate them.
+// commerce REST service, and reads the dates and timestamps they take.
 //
-// The package is shared by the service emulator (which evaluates filters),
-// the Terraform provider (which validates user-written filters at plan time
-// and builds filters on the user's behalf) and the API client (which appends
-// keyset-pagination bounds to filters). It knows nothing about HTTP or
-// Terraform; this comment is the reference for the filter syntax.
+// The package is shared by the Terraform provider (which validates
+// user-written filters at plan time and builds filters on the user's behalf)
+// and the API client (which merges its keyset and window bounds into them).
+// The service emulator reads filters with a parser of its own, so that a
+// misreading of the grammar here cannot pass on both sides; its tests read
+// the vendor's documented filters with both. This package knows nothing
+// about HTTP or Terraform; this comment is the reference for the filter
+// syntax.
 //
 // # Expressions and terms
 //
@@ -99,7 +101,7 @@
 //	expression = term { ":" term } .
 //	term       = op "(" attribute "," value { "," value } ")" .   (several values only for in)
 //	op         = "eq" | "like" | "in" | "gt" | "ge" | "lt" | "le" .
-//	attribute  = ( letter | "_" ) { letter | digit | "_" | "." } .
+//	attribute  = ( letter | "_" ) { letter | digit | "_" | "." | "-" } .
 //	value      = unquoted | quoted .
 //	unquoted   = uchar { uchar } .             (first and last uchar not whitespace)
 //	uchar      = any-char except , ( ) ' " \ .

@@ -255,7 +255,7 @@ func isAttrStart(c byte) bool {
 }
 
 func isAttrChar(c byte) bool {
-	return isAttrStart(c) || '0' <= c && c <= '9' || c == '.'
+	return isAttrStart(c) || '0' <= c && c <= '9' || c == '.' || c == '-'
 }
 
 // attribute parses the attribute name after "(", leaving p.pos at the ","
@@ -294,7 +294,7 @@ func (p *parser) attribute(op Op, termStart int) (string, error) {
 		return "", p.errf(end, "whitespace after attribute name %s; remove it", quoteShort(attr))
 	default:
 		return "", p.errf(end, "invalid character %s in attribute name %s; attribute names contain only "+
-			"letters, digits, '_' and '.'", p.char(end), quoteShort(attr))
+			"letters, digits, '_', '.' and '-'", p.char(end), quoteShort(attr))
 	}
 }
 

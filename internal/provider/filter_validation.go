@@ -201,7 +201,7 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	// bad name.
 	if _, err := filter.Parse(filter.NewTerm(filter.Eq, term.Attribute, "x").String()); err != nil {
 		diags.AddAttributeError(p.AtName("attribute"), "Invalid where attribute",
-			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _ and dots, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
+			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _, dots and -, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
 	}
 	return term, true, diags
 }
