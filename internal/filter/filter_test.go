@@ -663,7 +663,7 @@ func TestIsTimestamp(t *testing.T) {
 
 // validAttr is the attribute grammar, written independently of the parser
 // so the fuzzers cross-check it.
-var validAttr = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+var validAttr = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
