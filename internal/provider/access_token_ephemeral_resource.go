@@ -82,15 +82,7 @@ func (r *accessTokenResource) Schema(_ context.Context, _ ephemeral.SchemaReques
 }
 
 func (r *accessTokenResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	c, ok := req.ProviderData.(*client.Client)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *client.Client, got %T; this is a bug in the provider, please report it", req.ProviderData))
-		return
-	}
-	r.client = c
+	resp.Diagnostics.Append(configureClient(req.ProviderData, &r.client)...)
 }
 
 func (r *accessTokenResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -66,16 +65,17 @@ func backticks(items []string) string {
 	return strings.Join(out, ", ")
 }
 
-// configureClient takes the provider's client from ConfigureRequest. It is
-// nil before the provider is configured (e.g. during validation).
-func configureClient(req datasource.ConfigureRequest, dst **client.Client) diag.Diagnostics {
+// configureClient takes the provider's client from the ProviderData of a
+// data source's or an ephemeral resource's ConfigureRequest. It is nil
+// before the provider is configured (e.g. during validation).
+func configureClient(providerData any, dst **client.Client) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if req.ProviderData == nil {
+	if providerData == nil {
 		return diags
 	}
-	c, ok := req.ProviderData.(*client.Client)
+	c, ok := providerData.(*client.Client)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *client.Client, got %T; this is a bug in the provider, please report it", req.ProviderData))
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *client.Client, got %T; this is a bug in the provider, please report it", providerData))
 		return diags
 	}
 	*dst = c

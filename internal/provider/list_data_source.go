@@ -103,7 +103,7 @@ func (d *listDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 }
 
 func (d *listDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
 }
 
 // ValidateConfig checks what can be checked before any request: the

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -68,16 +67,17 @@ func (in listInputs) query(expr string) client.ListQuery {
 // Parts unknown at plan time are skipped (validation runs again at read).
 func (in listInputs) expression(ctx context.Context, r *client.Resource, example, listPath string) (expr string, diags diag.Diagnostics) {
 	known := true
-	var parts []string
+	var filterText string
+	var filterExpr, whereExpr filter.Expr
 	filterTerms, whereTerms := 0, 0
 	if in.Filter.IsUnknown() {
 		known = false
 	} else if !in.Filter.IsNull() {
-		diags.Append(checkFilterText(path.Root("filter"), in.Filter.ValueString(), r, example)...)
-		parts = append(parts, in.Filter.ValueString())
-		if e, err := filter.Parse(in.Filter.ValueString()); err == nil {
-			filterTerms = len(e)
-		}
+		filterText = in.Filter.ValueString()
+		diags.Append(checkFilterText(path.Root("filter"), filterText, r, example)...)
+		// A filter that does not parse has its diagnostic; the read stops.
+		filterExpr, _ = filter.Parse(filterText)
+		filterTerms = len(filterExpr)
 	}
 	switch {
 	case in.Where.IsUnknown():
@@ -86,7 +86,7 @@ func (in listInputs) expression(ctx context.Context, r *client.Resource, example
 		terms, termsKnown, tdiags := whereFilterTerms(ctx, in.Where, r, example)
 		diags.Append(tdiags...)
 		known = known && termsKnown
-		parts = append(parts, terms...)
+		whereExpr = terms
 		whereTerms = len(in.Where.Elements())
 	}
 	if n := filterTerms + whereTerms; n > filter.MaxTerms {
@@ -96,7 +96,8 @@ func (in listInputs) expression(ctx context.Context, r *client.Resource, example
 		}
 		return "", diags
 	}
-	expr = strings.Join(parts, ":")
+	// The filter's terms as the user wrote them, then where's.
+	expr = filter.And(filterExpr, whereExpr).Render(filterText)
 	if known && !diags.HasError() {
 		sort := in.Sort.ValueString()
 		if sort == "" && r != nil {
@@ -137,7 +138,7 @@ var objectAsOptions = basetypes.ObjectAsOptions{}
 
 // whereFilterTerms are the filter terms of the where elements that are known and
 // valid; known is false when any element is unknown at plan time.
-func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms []string, known bool, diags diag.Diagnostics) {
+func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms filter.Expr, known bool, diags diag.Diagnostics) {
 	known = true
 	var wheres []types.Object
 	diags.Append(where.ElementsAs(ctx, &wheres, false)...)
@@ -158,9 +159,8 @@ func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource,
 		if tdiags.HasError() {
 			continue
 		}
-		text := term.String()
-		diags.Append(checkTerm(wherePaths(p, term.Op), term, text, r, example)...)
-		terms = append(terms, text)
+		diags.Append(checkTerm(wherePaths(p, term.Op), term, term.String(), r, example)...)
+		terms = append(terms, term)
 	}
 	return terms, known, diags
 }

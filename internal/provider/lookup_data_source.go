@@ -77,7 +77,7 @@ func (d *lookupDataSource[T]) ConfigValidators(context.Context) []datasource.Con
 }
 
 func (d *lookupDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
 }
 
 // selected returns the selector that is set and its value; ok is false

@@ -62,7 +62,7 @@ func (d *recordDataSource) ConfigValidators(context.Context) []datasource.Config
 }
 
 func (d *recordDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
 }
 
 // recordArgs are commerce_record's arguments.

@@ -133,7 +133,7 @@ func whereAttribute(exampleAttribute string) schema.Attribute {
 }
 
 func (d *typedListDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req, &d.client)...)
+	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
 }
 
 func (d *typedListDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
