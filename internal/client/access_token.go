@@ -32,55 +32,14 @@ func (e *TokenLifetimeError) Error() string {
 // fresh. Its errors are those of every token request (*AuthError), or a
 // *TokenLifetimeError.
 func (c *Client) AccessToken(ctx context.Context, minLifetime time.Duration) (AccessToken, error) {
-	return c.tokens.lasting(ctx, minLifetime)
-}
-
-// lasting is AccessToken: the cached token if it has minLifetime left, else
-// a new one.
-func (m *tokenManager) lasting(ctx context.Context, minLifetime time.Duration) (AccessToken, error) {
-	if t, ok := m.cachedFor(time.Now(), minLifetime); ok {
-		return t, nil
-	}
-	failedBefore := m.failureCount()
-	select {
-	case m.fetching <- struct{}{}:
-	case <-ctx.Done():
-		return AccessToken{}, ctx.Err()
-	}
-	defer func() { <-m.fetching }()
-	// Another request may have fetched one while this one waited, or failed
-	// to for good.
-	if t, ok := m.cachedFor(time.Now(), minLifetime); ok {
-		return t, nil
-	}
-	if err := m.failureSince(failedBefore); err != nil {
+	t, _, err := c.tokens.tokenFor(ctx, minLifetime)
+	if err != nil {
 		return AccessToken{}, err
 	}
-	if _, _, err := m.fetch(ctx); err != nil {
-		return AccessToken{}, err
-	}
-	now := time.Now()
-	t, ok := m.cachedFor(now, 0)
-	switch {
-	case !ok:
-		return AccessToken{}, fmt.Errorf("the service issued an access token that expires at once (%s)", t.Expiry.Format(time.RFC3339))
-	case !t.Expiry.IsZero() && t.Expiry.Sub(now) < minLifetime:
-		return AccessToken{}, &TokenLifetimeError{Asked: minLifetime, Lifetime: t.Expiry.Sub(now)}
+	// A token just fetched is handed out whatever its lifetime; one with
+	// less than asked for says the service issues no longer ones.
+	if left := time.Until(t.Expiry); !t.Expiry.IsZero() && left < minLifetime {
+		return AccessToken{}, &TokenLifetimeError{Asked: minLifetime, Lifetime: left}
 	}
 	return t, nil
-}
-
-// cachedFor returns the cached token if it is not due for refresh and
-// stays valid for at least minLifetime after now.
-func (m *tokenManager) cachedFor(now time.Time, minLifetime time.Duration) (AccessToken, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := AccessToken{Value: m.token, Type: m.tokenType, Expiry: m.expiry}
-	switch {
-	case m.token == "", !m.refresh.IsZero() && !now.Before(m.refresh):
-		return t, false
-	case !m.expiry.IsZero() && m.expiry.Sub(now) < minLifetime:
-		return t, false
-	}
-	return t, true
 }

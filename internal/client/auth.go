@@ -70,39 +70,51 @@ func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy, bud
 	}
 }
 
-// current returns the cached token and its generation if it is not due for
-// refresh.
-func (m *tokenManager) current(now time.Time) (string, int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.token != "" && (m.refresh.IsZero() || now.Before(m.refresh)) {
-		return m.token, m.gen
-	}
-	return "", 0
-}
-
 // Token returns a valid access token and its generation, fetching one if
 // needed.
 func (m *tokenManager) Token(ctx context.Context) (string, int, error) {
-	if tok, gen := m.current(time.Now()); tok != "" {
-		return tok, gen, nil
+	t, gen, err := m.tokenFor(ctx, 0)
+	return t.Value, gen, err
+}
+
+// tokenFor returns the cached token if it stays valid for minLifetime,
+// else a new one (whatever its lifetime), and its generation. One fetch
+// runs at a time; the requests that waited for it share its token, or its
+// failure.
+func (m *tokenManager) tokenFor(ctx context.Context, minLifetime time.Duration) (AccessToken, int, error) {
+	if t, gen, ok := m.cachedFor(time.Now(), minLifetime); ok {
+		return t, gen, nil
 	}
 	failedBefore := m.failureCount()
 	select {
 	case m.fetching <- struct{}{}:
 	case <-ctx.Done():
-		return "", 0, ctx.Err()
+		return AccessToken{}, 0, ctx.Err()
 	}
 	defer func() { <-m.fetching }()
 	// Another request may have fetched one while this one waited, or failed
 	// to for good.
-	if tok, gen := m.current(time.Now()); tok != "" {
-		return tok, gen, nil
+	if t, gen, ok := m.cachedFor(time.Now(), minLifetime); ok {
+		return t, gen, nil
 	}
 	if err := m.failureSince(failedBefore); err != nil {
-		return "", 0, err
+		return AccessToken{}, 0, err
 	}
 	return m.fetch(ctx)
+}
+
+// cachedFor returns the cached token and its generation if it is not due
+// for refresh and stays valid for at least minLifetime after now.
+func (m *tokenManager) cachedFor(now time.Time, minLifetime time.Duration) (AccessToken, int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.token == "", !m.refresh.IsZero() && !now.Before(m.refresh):
+		return AccessToken{}, 0, false
+	case !m.expiry.IsZero() && m.expiry.Sub(now) < minLifetime:
+		return AccessToken{}, 0, false
+	}
+	return AccessToken{Value: m.token, Type: m.tokenType, Expiry: m.expiry}, m.gen, true
 }
 
 // Invalidate drops the token of generation gen if it is still the cached
@@ -125,7 +137,7 @@ func (m *tokenManager) Newest() int {
 	return m.gen
 }
 
-func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
+func (m *tokenManager) fetch(ctx context.Context) (AccessToken, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
 	began := time.Now()
 	throttled := 0 // 429s, which use up no retry: the budget paces them
@@ -136,7 +148,7 @@ func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 			throttled++
 			last, _ := m.describe(err, attempt).(*APIError)
 			if tErr := m.budget.throttled(http.MethodPost, TokenPath, began, throttled, retryAfterOf(err), last); tErr != nil {
-				return "", 0, &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: tErr}
+				return AccessToken{}, 0, &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: tErr}
 			}
 			attempt--
 			continue
@@ -147,7 +159,7 @@ func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 				"token_url": m.cfg.TokenURL, "attempt": attempt, "generation": gen,
 				"duration_ms": time.Since(start).Milliseconds(), "expires_in_s": secondsUntil(tok.Expiry, start),
 			})
-			return tok.AccessToken, gen, nil
+			return AccessToken{Value: tok.AccessToken, Type: tok.Type(), Expiry: tok.Expiry}, gen, nil
 		}
 		lastErr := m.describe(err, attempt)
 		status := statusOf(err)
@@ -172,7 +184,7 @@ func (m *tokenManager) fetch(ctx context.Context) (string, int, error) {
 				// sharing with the requests that waited for it.
 				m.recordFailure(authErr)
 			}
-			return "", 0, authErr
+			return AccessToken{}, 0, authErr
 		}
 	}
 }
