@@ -1,34 +1,48 @@
 #!/usr/bin/env bash
-# Prints the path of a Terraform (or OpenTofu) CLI for the acceptance tests.
+# Prints the path of a Terraform (or OpenTofu) CLI for the acceptance tests,
+# the docs and the demo.
 #
-#   tools/tf-cli.sh terraform   # terraform on PATH, else one built from the Go module proxy
-#   tools/tf-cli.sh tofu        # the same for OpenTofu
-#   tools/tf-cli.sh tofu-ephemeral  # OpenTofu 1.12.6, built: ephemeral resources
+#   tools/tf-cli.sh newest          # make test's CLI: terraform on PATH, else OpenTofu 1.12.6, built
+#   tools/tf-cli.sh terraform       # terraform on PATH, else Terraform 1.5.7, built
+#   tools/tf-cli.sh tofu            # tofu on PATH, else OpenTofu 1.6.3, built
+#   tools/tf-cli.sh tofu-ephemeral  # always OpenTofu 1.12.6, built: every kind of schema the provider serves
+#
+# With COMMERCE_BUILD_CLI=1 (CI exports it) no CLI is taken from PATH: every
+# name gives its pinned build, so that a commit passes or fails the same
+# way on every machine, whatever it has installed.
 #
 # terraform-plugin-testing would otherwise download a release from the
 # internet, which CI machines cannot reach. Builds are cached outside the
 # work tree (COMMERCE_TOOLS_CACHE, default ~/.cache/terraform-provider-commerce)
 # so that a fresh clone does not rebuild them.
+#
+# Why these versions: Terraform 1.5.7 is the newest release that builds from
+# the Go module proxy (later modules replace nested modules the proxy's zip
+# does not hold), so no newer Terraform can be pinned here; OpenTofu 1.12.6
+# builds inside a writable copy of its module (about four minutes, once) and
+# knows ephemeral resources (OpenTofu 1.11 and later, Terraform 1.10 and
+# later), which 1.5.7 and 1.6.3 do not.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Pinned versions. Terraform 1.5.7 is the newest release whose module has no
-# replace directives, so `go install` can build it straight from the proxy.
 TERRAFORM_VERSION="${TERRAFORM_VERSION:-1.5.7}"
 OPENTOFU_VERSION="${OPENTOFU_VERSION:-1.6.3}"
+OPENTOFU_EPHEMERAL_VERSION="${OPENTOFU_EPHEMERAL_VERSION:-1.12.6}"
 
 tool="${1:-terraform}"
 
-# OpenTofu with ephemeral resources (1.11 and later), for the tests of
-# commerce_access_token on a machine whose Terraform is older than 1.10 or
-# missing. Its module has replace directives, so `go install` cannot build
-# it: it is built inside a writable copy of the module instead (about four
-# minutes, once).
-OPENTOFU_EPHEMERAL_VERSION="${OPENTOFU_EPHEMERAL_VERSION:-1.12.6}"
-if [ "$tool" = tofu-ephemeral ]; then
-  version="v${OPENTOFU_EPHEMERAL_VERSION}"
+# on_path NAME: prints NAME's path on PATH, unless COMMERCE_BUILD_CLI=1 asks
+# for pinned builds only.
+on_path() {
+  [ "${COMMERCE_BUILD_CLI:-0}" != 1 ] && command -v "$1" 2>/dev/null
+}
+
+# built_in_module_copy VERSION: OpenTofu VERSION built inside a writable copy
+# of its module, whose replace directives `go install` cannot follow.
+built_in_module_copy() {
+  local version="v$1" dir src work
   dir="$cache/tofu-$version"
   if [ ! -x "$dir/tofu" ]; then
-    echo "$(basename "$0"): building OpenTofu $version from a copy of its module (one time, cached in $dir)" >&2
+    echo "$(basename "$0"): building OpenTofu $version from a copy of its module (one time, about four minutes, cached in $dir)" >&2
     src="$(go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
     [ -n "$src" ] || { echo "$(basename "$0"): cannot download github.com/opentofu/opentofu@$version" >&2; exit 1; }
     work="$(mktemp -d)"
@@ -36,22 +50,22 @@ if [ "$tool" = tofu-ephemeral ]; then
     cp -R "$src/." "$work/"
     chmod -R u+w "$work"
     mkdir -p "$dir"
-    (cd "$work" && GOFLAGS=-buildvcs=false go build -trimpath -o "$dir/tofu" ./cmd/tofu) >&2
+    # Into a temporary name first: an interrupted build leaves no binary
+    # that a later run would take for a finished one.
+    (cd "$work" && GOFLAGS=-buildvcs=false go build -trimpath -o "$dir/tofu.partial" ./cmd/tofu) >&2
+    mv "$dir/tofu.partial" "$dir/tofu"
   fi
   echo "$dir/tofu"
-  exit 0
-fi
+}
 
 case "$tool" in
-  terraform) version="v${TERRAFORM_VERSION}"; package="github.com/hashicorp/terraform" ;;
-  tofu)      version="v${OPENTOFU_VERSION}"; package="github.com/opentofu/opentofu/cmd/tofu" ;;
-  *) echo "usage: $0 terraform|tofu" >&2; exit 2 ;;
+  newest)
+    on_path terraform || built_in_module_copy "$OPENTOFU_EPHEMERAL_VERSION" ;;
+  terraform)
+    on_path terraform || pinned_tool terraform "v$TERRAFORM_VERSION" github.com/hashicorp/terraform ;;
+  tofu)
+    on_path tofu || pinned_tool tofu "v$OPENTOFU_VERSION" github.com/opentofu/opentofu/cmd/tofu ;;
+  tofu-ephemeral)
+    built_in_module_copy "$OPENTOFU_EPHEMERAL_VERSION" ;;
+  *) echo "usage: $0 newest|terraform|tofu|tofu-ephemeral" >&2; exit 2 ;;
 esac
-
-# A CLI on PATH wins, unless COMMERCE_BUILD_CLI=1 asks for the pinned build.
-if [ "${COMMERCE_BUILD_CLI:-0}" != 1 ] && found="$(command -v "$tool" 2>/dev/null)"; then
-  echo "$found"
-  exit 0
-fi
-
-pinned_tool "$tool" "$version" "$package"
