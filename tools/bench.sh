@@ -41,7 +41,7 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 run_client() {
   echo "== BenchmarkList (load $(loadavg))"
-  go test ./internal/client -run '^$' -bench '^BenchmarkList(Files)?$' -benchtime "$BENCHTIME" -timeout 60m
+  go test ./internal/listing -run '^$' -bench '^BenchmarkList(Files)?$' -benchtime "$BENCHTIME" -timeout 60m
 }
 
 run_polite() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -18,7 +19,7 @@ func TestAccessTokenSharesTheCache(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 50})
 	c := newClient(t, srv)
 	ctx := context.Background()
-	if _, _, err := listIDs(t, c, Accounts, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Accounts, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	tok, err := c.AccessToken(ctx, 10*time.Minute)
@@ -45,7 +46,7 @@ func TestAccessTokenSharesTheCache(t *testing.T) {
 	if fresh.Value == tok.Value || c.TokenFetches() != 2 {
 		t.Fatalf("a token with less than the lifetime asked for was handed out again (%d token requests)", c.TokenFetches())
 	}
-	if _, _, err := listIDs(t, c, Accounts, ListQuery{}); err != nil || c.TokenFetches() != 2 {
+	if _, _, err := listIDs(t, c, commerce.Accounts, ListQuery{}); err != nil || c.TokenFetches() != 2 {
 		t.Fatalf("the listing after it fetched its own token (%d requests): %v", c.TokenFetches(), err)
 	}
 }
@@ -65,7 +66,7 @@ func TestAccessTokenLongerThanTheServiceGives(t *testing.T) {
 
 func TestAccessTokenRefused(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
-	c := newClient(t, srv, func(cfg *Config) { cfg.ClientSecret = "wrong" })
+	c := newClient(t, srv, func(cfg *testConfig) { cfg.ClientSecret = "wrong" })
 	_, err := c.AccessToken(context.Background(), time.Minute)
 	var authErr *AuthError
 	if !errors.As(err, &authErr) || !authErr.CredentialsRefused() {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,11 +23,10 @@ import (
 // with a context captured at construction: a token source bound to the
 // provider's Configure context would fail once Terraform ends that call.
 type tokenManager struct {
-	cfg    clientcredentials.Config
-	http   *http.Client
-	policy *retryPolicy
-	budget *budget
-	log    Logger
+	cfg     clientcredentials.Config
+	http    *http.Client
+	retries *retrier
+	log     Logger
 
 	// fetching is a one-slot semaphore: one fetch at a time, and waiters can
 	// give up when their context ends (a sync.Mutex cannot do that).
@@ -52,7 +49,7 @@ type tokenManager struct {
 	lastFailure error
 }
 
-func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy, budget *budget) *tokenManager {
+func newTokenManager(c Config, httpClient *http.Client, retries *retrier) *tokenManager {
 	return &tokenManager{
 		cfg: clientcredentials.Config{
 			ClientID:     c.ClientID,
@@ -63,8 +60,7 @@ func newTokenManager(c Config, httpClient *http.Client, policy *retryPolicy, bud
 			AuthStyle: oauth2.AuthStyleInParams,
 		},
 		http:     httpClient,
-		policy:   policy,
-		budget:   budget,
+		retries:  retries,
 		log:      c.Logger,
 		fetching: make(chan struct{}, 1),
 	}
@@ -137,56 +133,58 @@ func (m *tokenManager) Newest() int {
 	return m.gen
 }
 
+// fetch asks the token endpoint for a new token, through the same retry
+// loop as every other request.
 func (m *tokenManager) fetch(ctx context.Context) (AccessToken, int, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, m.http)
 	began := time.Now()
-	throttled := 0 // 429s, which use up no retry: the budget paces them
-	for attempt := 1; ; attempt++ {
-		start := time.Now()
-		tok, err := m.cfg.Token(ctx)
-		if err != nil && statusOf(err) == http.StatusTooManyRequests && ctx.Err() == nil {
-			throttled++
-			last, _ := m.describe(err, attempt).(*APIError)
-			if tErr := m.budget.throttled(http.MethodPost, TokenPath, began, throttled, retryAfterOf(err), last); tErr != nil {
-				return AccessToken{}, 0, &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: tErr}
-			}
-			attempt--
-			continue
-		}
-		if err == nil {
-			gen := m.store(tok, start)
-			m.log.Debug(ctx, "obtained access token", map[string]any{
-				"token_url": m.cfg.TokenURL, "attempt": attempt, "generation": gen,
-				"duration_ms": time.Since(start).Milliseconds(), "expires_in_s": secondsUntil(tok.Expiry, start),
-			})
-			return AccessToken{Value: tok.AccessToken, Type: tok.Type(), Expiry: tok.Expiry}, gen, nil
-		}
-		lastErr := m.describe(err, attempt)
-		status := statusOf(err)
-		wait, retry := m.policy.shouldRetry(ctx, attempt, status, retryAfterOf(err), err)
-		m.log.Debug(ctx, "access token request failed", map[string]any{
-			"token_url": m.cfg.TokenURL, "attempt": attempt, "error": lastErr.Error(), "retry": retry,
-		})
-		if status == http.StatusBadRequest || status == http.StatusUnauthorized {
-			// OAuth 2 answers invalid_client with either; no retry helps.
-			lastErr = fmt.Errorf("%w: %w", ErrCredentialsRefused, lastErr)
-		}
-		if retry && noAnswer(lastErr) {
-			m.log.Warn(ctx, "access token request got no answer; retrying", map[string]any{
-				"method": http.MethodPost, "token_url": m.cfg.TokenURL, "attempt": attempt,
-				"cause": causeOf(lastErr).Error(), "wait_ms": wait.Milliseconds(),
-			})
-		}
-		if !retry || sleep(ctx, wait) != nil {
-			authErr := &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempt, Elapsed: time.Since(began), Err: lastErr}
-			if ctx.Err() == nil {
-				// Not cut short by this caller's context: an outcome worth
-				// sharing with the requests that waited for it.
-				m.recordFailure(authErr)
-			}
-			return AccessToken{}, 0, authErr
-		}
+	var got AccessToken
+	var gen, attempts int
+	err := m.retries.do(ctx, call{
+		method: http.MethodPost, shown: m.cfg.TokenURL, logKey: "token_url",
+		noAnswer: "access token request got no answer; retrying", retrying: "retrying access token request",
+		try: func(ctx context.Context, attempt int) tryResult {
+			attempts = attempt
+			var res tryResult
+			got, gen, res = m.try(ctx, attempt)
+			return res
+		},
+	})
+	if err == nil {
+		return got, gen, nil
 	}
+	authErr := &AuthError{TokenURL: m.cfg.TokenURL, Attempts: attempts, Elapsed: time.Since(began), Err: err}
+	if ctx.Err() == nil {
+		// Not cut short by this caller's context: an outcome worth sharing
+		// with the requests that waited for it.
+		m.recordFailure(authErr)
+	}
+	return AccessToken{}, 0, authErr
+}
+
+// try is one token request: the token and its generation, or what went
+// wrong, in the service's own words.
+func (m *tokenManager) try(ctx context.Context, attempt int) (AccessToken, int, tryResult) {
+	start := time.Now()
+	tok, err := m.cfg.Token(ctx)
+	if err == nil {
+		gen := m.store(tok, start)
+		m.log.Debug(ctx, "obtained access token", map[string]any{
+			"token_url": m.cfg.TokenURL, "attempt": attempt, "generation": gen,
+			"duration_ms": time.Since(start).Milliseconds(), "expires_in_s": secondsUntil(tok.Expiry, start),
+		})
+		return AccessToken{Value: tok.AccessToken, Type: tok.Type(), Expiry: tok.Expiry}, gen, tryResult{}
+	}
+	status := statusOf(err)
+	described := m.describe(err, attempt)
+	m.log.Debug(ctx, "access token request failed", map[string]any{
+		"token_url": m.cfg.TokenURL, "attempt": attempt, "error": described.Error(),
+	})
+	if status == http.StatusBadRequest || status == http.StatusUnauthorized {
+		// OAuth 2 answers invalid_client with either; no retry helps.
+		described = fmt.Errorf("%w: %w", ErrCredentialsRefused, described)
+	}
+	return AccessToken{}, 0, tryResult{status: status, retryAfter: retryAfterOf(err), err: described}
 }
 
 func (m *tokenManager) failureCount() int {
@@ -227,46 +225,6 @@ func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) int {
 	m.gen++
 	return m.gen
 }
-
-// ErrCredentialsRefused is wrapped by the *AuthError of a token request the
-// token endpoint answered 400 or 401.
-var ErrCredentialsRefused = errors.New("the token endpoint refused the client credentials (client_id and client_secret)")
-
-// TokenRejectedError says that the API answered 401 to every access token a
-// request was sent with, each the newest the client had, although the token
-// endpoint keeps issuing them: the credentials are valid but give no access
-// to this store, so more tokens will not help.
-type TokenRejectedError struct {
-	Tokens int       // newest tokens refused in a row
-	Err    *APIError // the last 401
-}
-
-func (e *TokenRejectedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: the service answered 401 Unauthorized to ", e.Err.Method, e.Err.Path)
-	if e.Tokens == 1 {
-		b.WriteString("the newest access token")
-	} else {
-		fmt.Fprintf(&b, "%d freshly issued access tokens in a row", e.Tokens)
-	}
-	var words []string
-	for _, obj := range e.Err.Errors {
-		words = append(words, obj.Summary())
-	}
-	if len(words) == 0 && e.Err.BodyExcerpt != "" {
-		words = append(words, strconv.Quote(e.Err.BodyExcerpt))
-	}
-	if id := e.Err.FirstRequestID(); id != "" {
-		words = append(words, "request id "+id)
-	}
-	if len(words) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(words, "; "))
-	}
-	b.WriteString(": the credentials are accepted by the token endpoint but their tokens are not by the API; check that the application key has access to this store")
-	return b.String()
-}
-
-func (e *TokenRejectedError) Unwrap() error { return e.Err }
 
 // describe turns an oauth2 error into the service's own words. The oauth2
 // package's own message can include the raw response body; ours is built

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // BenchmarkListSmallStore lists from a store with a rate limit of 20 or 25
@@ -36,7 +38,7 @@ func BenchmarkListSmallStore(b *testing.B) {
 				store := map[bool]string{false: "lenient", true: "strict"}[strict]
 				b.Run(fmt.Sprintf("rps=%g/listings=%d/store=%s", rps, listings, store), func(b *testing.B) {
 					opts := emulator.Options{Accounts: 10000, Orders: -1, Files: -1, Customers: -1, Hierarchies: -1,
-						Latency: benchLatency, RateLimit: rps, RateLimitCountsRefused: strict}
+						Latency: 20 * time.Millisecond, RateLimit: rps, RateLimitCountsRefused: strict}
 					if listings == 3 {
 						opts.Orders, opts.Files = 12000, 3000
 					}
@@ -65,12 +67,16 @@ func benchSharedStore(b *testing.B, srv *emulator.Server, rps float64, listings 
 		srv.ResetStats()
 		b.StartTimer()
 		start := time.Now()
-		c := benchClient(b, srv, 0, 0)
+		c, err := New(Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret,
+			MaxRetries: DefaultMaxRetries})
+		if err != nil {
+			b.Fatal(err)
+		}
 		stats := listConcurrently(b, c, listings)
 		d := time.Since(start)
 		st := srv.Stats()
 		if dir := os.Getenv("COMMERCE_BENCH_TRACE"); dir != "" {
-			writeTrace(b, filepath.Join(dir, fmt.Sprintf("trace-smallstore-rps%g-listings%d.csv", rps, listings)), start, st.Requests)
+			emulatortest.WriteTrace(b, filepath.Join(dir, fmt.Sprintf("trace-smallstore-rps%g-listings%d.csv", rps, listings)), start, st.Requests)
 		}
 		wall += d
 		iters++
@@ -107,16 +113,16 @@ func listConcurrently(tb testing.TB, c *Client, n int) []ListStats {
 	}
 	ctx := context.Background()
 	run(0, func() (ListStats, error) {
-		return List(ctx, c, Accounts, ListQuery{}, func(Account) error { counts[0]++; return nil })
+		return List(ctx, c, commerce.Accounts, ListQuery{}, func(commerce.Account) error { counts[0]++; return nil })
 	})
 	if n > 1 {
 		run(1, func() (ListStats, error) {
-			return List(ctx, c, Orders, ListQuery{}, func(Order) error { counts[1]++; return nil })
+			return List(ctx, c, commerce.Orders, ListQuery{}, func(commerce.Order) error { counts[1]++; return nil })
 		})
 	}
 	if n > 2 {
 		run(2, func() (ListStats, error) {
-			return List(ctx, c, Files, ListQuery{}, func(File) error { counts[2]++; return nil })
+			return List(ctx, c, commerce.Files, ListQuery{}, func(commerce.File) error { counts[2]++; return nil })
 		})
 	}
 	wg.Wait()
@@ -129,20 +135,4 @@ func listConcurrently(tb testing.TB, c *Client, n int) []ListStats {
 		}
 	}
 	return stats
-}
-
-// writeTrace writes the emulator's request log of one run as CSV (start and
-// end in ms since the run started, status, query), for timeline analysis:
-// COMMERCE_BENCH_TRACE=/some/dir go test -bench ...
-func writeTrace(b *testing.B, path string, start time.Time, reqs []emulator.RequestLog) {
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	fmt.Fprintln(f, "start_ms,end_ms,status,path,query")
-	for _, r := range reqs {
-		s := float64(r.Time.Sub(start).Microseconds()) / 1000
-		fmt.Fprintf(f, "%.3f,%.3f,%d,%s,%q\n", s, s+float64(r.Duration.Microseconds())/1000, r.Status, r.Path, r.RawQuery)
-	}
 }

@@ -61,6 +61,9 @@ type budget struct {
 	patience time.Duration
 	backoff  func(refusedInRow int) time.Duration
 	log      Logger
+	// inFlight is the Client's cap on requests in flight, which halves on
+	// a 429 as the pace drops (concurrency.go).
+	inFlight *adaptiveLimit
 
 	// limiter paces requests at the learned budget, capped by the ceiling;
 	// rate.Inf while there is neither.
@@ -82,16 +85,21 @@ type budget struct {
 	refusedInRow   int       // 429s since the last accepted answer
 }
 
-func newBudget(cfg Config, backoff func(int) time.Duration) *budget {
+func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLimit) *budget {
 	limit := rate.Inf
 	if cfg.RateLimit > 0 {
 		limit = rate.Limit(cfg.RateLimit)
 	}
+	patience := cfg.budgetPatience
+	if patience <= 0 {
+		patience = DefaultThrottlePatience
+	}
 	return &budget{
 		ceiling:  cfg.RateLimit,
-		patience: cfg.throttlePatience,
+		patience: patience,
 		backoff:  backoff,
 		log:      cfg.Logger,
+		inFlight: inFlight,
 		// Burst 1: neither the ceiling nor the learned budget may be
 		// exceeded even for a moment; the store's window is short.
 		limiter: rate.NewLimiter(limit, 1),
@@ -129,6 +137,9 @@ func (b *budget) wait(ctx context.Context) (time.Time, error) {
 // observe feeds one answer into the budget: status is the HTTP status of a
 // request that wait let go at sent.
 func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryAfter string) {
+	if b.inFlight != nil {
+		b.inFlight.observe(status == http.StatusTooManyRequests)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
@@ -302,32 +313,3 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
-
-// budgetTransport puts every request of a Client, the token request
-// included, under its budget, and feeds every answer back into it.
-type budgetTransport struct {
-	budget *budget
-	next   http.RoundTripper
-}
-
-func (t budgetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	sent, err := t.budget.wait(r.Context())
-	if err != nil {
-		if r.Body != nil {
-			r.Body.Close() // a RoundTripper closes the body, even on error
-		}
-		return nil, err
-	}
-	resp, err := t.next.RoundTrip(r)
-	if err == nil {
-		t.budget.observe(r.Context(), sent, resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	return resp, err
-}
-
-// CloseIdleConnections passes http.Client.CloseIdleConnections on.
-func (t budgetTransport) CloseIdleConnections() {
-	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
-}

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 func testBudget(ceiling float64) *budget {
 	cfg, _ := Config{BaseURL: "http://127.0.0.1:1", ClientID: "a", ClientSecret: "b", RateLimit: ceiling}.withDefaults()
-	return newBudget(cfg, func(int) time.Duration { return 100 * time.Millisecond })
+	return newBudget(cfg, func(int) time.Duration { return 100 * time.Millisecond }, nil)
 }
 
 // sendAll lets n requests go and answers each with status.
@@ -96,7 +97,7 @@ func TestBudgetSharedByConcurrentListings(t *testing.T) {
 		t.Run(map[bool]string{false: "lenient", true: "strict"}[strict], func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: 2000, Orders: 2000, Files: 600, Customers: -1, Hierarchies: -1,
 				Latency: 5 * time.Millisecond, RateLimit: 25, RateLimitCountsRefused: strict})
-			c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+			c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 			srv.ResetStats()
 			start := time.Now()
 			stats := listConcurrently(t, c, 3)
@@ -139,18 +140,18 @@ func tokenRefusals(st emulator.Stats) int {
 // the same error and the context's.
 func TestThrottlingIsNotFailure(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Files: -1, Accounts: -1})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries, c.throttlePatience = 0, 400*time.Millisecond })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries, c.budgetPatience = 0, 400*time.Millisecond })
 	if err := c.Authenticate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
-		if r.URL.Path == OrdersResource.Path {
+		if r.URL.Path == commerce.OrdersResource.Path {
 			return &emulator.Fault{Status: http.StatusTooManyRequests}
 		}
 		return nil
 	})
 	start := time.Now()
-	_, err := List(t.Context(), c, Orders, ListQuery{}, discard[Order])
+	_, err := List(t.Context(), c, commerce.Orders, ListQuery{}, discard[commerce.Order])
 	var tErr *ThrottledError
 	var apiErr *APIError
 	if !errors.As(err, &tErr) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests {
@@ -163,10 +164,10 @@ func TestThrottlingIsNotFailure(t *testing.T) {
 		t.Errorf("error text %q", err)
 	}
 
-	c = newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+	c = newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	_, err = List(ctx, c, Orders, ListQuery{}, discard[Order])
+	_, err = List(ctx, c, commerce.Orders, ListQuery{}, discard[commerce.Order])
 	if !errors.As(err, &tErr) || !errors.Is(err, context.DeadlineExceeded) || tErr.Refused < 1 {
 		t.Fatalf("err = %v; want a ThrottledError caused by the deadline", err)
 	}
@@ -176,7 +177,7 @@ func TestThrottlingIsNotFailure(t *testing.T) {
 // retry either.
 func TestTokenRequestsShareTheBudget(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Files: -1, Accounts: -1})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 	srv.SetFaults(func(r *http.Request, seq int64) *emulator.Fault {
 		if r.URL.Path == TokenPath && seq <= 3 {
 			return &emulator.Fault{Status: http.StatusTooManyRequests}

@@ -8,33 +8,44 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
+// testConfig is what a test tweaks: the client's configuration and the
+// page size of the listings it runs on the client (see List).
+type testConfig struct {
+	Config
+	PageSize int
+}
+
 // newClient builds a client for srv with short backoffs; tweak edits the
 // config first.
-func newClient(t testing.TB, srv *emulator.Server, tweak ...func(*Config)) *Client {
+func newClient(t testing.TB, srv *emulator.Server, tweak ...func(*testConfig)) *Client {
 	t.Helper()
-	cfg := Config{
+	cfg := testConfig{Config: Config{
 		BaseURL:      srv.URL(),
 		ClientID:     emulator.DefaultClientID,
 		ClientSecret: emulator.DefaultClientSecret,
 		MaxRetries:   DefaultMaxRetries,
-		retryWaitMin: time.Millisecond,
-		retryWaitMax: 20 * time.Millisecond,
-	}
+		RetryWaitMin: time.Millisecond,
+		RetryWaitMax: 20 * time.Millisecond,
+	}}
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	c, err := New(cfg)
+	c, err := New(cfg.Config)
 	if err != nil {
 		t.Fatalf("New: %v", err)
+	}
+	if cfg.PageSize != 0 {
+		pageSizes.Store(c, cfg.PageSize)
 	}
 	return c
 }
 
-func listIDs[T Record](t testing.TB, c *Client, kind Kind[T], q ListQuery) ([]string, ListStats, error) {
+func listIDs[T commerce.Record](t testing.TB, c *Client, kind commerce.Kind[T], q ListQuery) ([]string, ListStats, error) {
 	t.Helper()
 	var ids []string
 	stats, err := List(context.Background(), c, kind, q, func(r T) error {
@@ -48,7 +59,7 @@ func TestOneTokenForManyRequests(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 2500})
 	c := newClient(t, srv)
 	for range 3 {
-		if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+		if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,11 +75,11 @@ func TestOneTokenForManyRequests(t *testing.T) {
 func TestNewTokenAfterExpiry(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 50, TokenLifetime: 2 * time.Second})
 	c := newClient(t, srv)
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2100 * time.Millisecond)
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	st := srv.Stats()
@@ -88,7 +99,7 @@ func TestReauthenticatesOn401(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.ExpireAllTokens() // revoked early, unknown to the client
-	ids, _, err := listIDs(t, c, Orders, ListQuery{})
+	ids, _, err := listIDs(t, c, commerce.Orders, ListQuery{})
 	if err != nil {
 		t.Fatalf("list after revocation: %v", err)
 	}
@@ -103,8 +114,8 @@ func TestReauthenticatesOn401(t *testing.T) {
 
 func TestBadCredentials(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-	c := newClient(t, srv, func(c *Config) { c.ClientSecret = "wrong-secret-value" })
-	_, _, err := listIDs(t, c, Orders, ListQuery{})
+	c := newClient(t, srv, func(c *testConfig) { c.ClientSecret = "wrong-secret-value" })
+	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{})
 	var authErr *AuthError
 	if !errors.As(err, &authErr) {
 		t.Fatalf("error = %v, want *AuthError", err)
@@ -130,7 +141,7 @@ func TestTokenEndpointTransientFailureIsRetried(t *testing.T) {
 		return nil
 	})
 	c := newClient(t, srv)
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	if st := srv.Stats(); st.Faults != 2 || st.TokenRequests != 1 {
@@ -143,7 +154,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	srv.SetFaults(emulator.FailFirst(1, emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1"}))
 	c := newClient(t, srv)
 	start := time.Now()
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	// Backoff alone would have waited about a millisecond.
@@ -167,13 +178,13 @@ func TestServerErrorsRetriedThenReported(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(emulator.FailFirst(2, emulator.Fault{Status: http.StatusBadGateway}))
 	c := newClient(t, srv)
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatalf("two 502s then success: %v", err)
 	}
 
 	srv.SetFaults(emulator.FailFirst(1000, emulator.Fault{Status: http.StatusServiceUnavailable}))
-	c = newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
-	_, _, err := listIDs(t, c, Orders, ListQuery{})
+	c = newClient(t, srv, func(c *testConfig) { c.MaxRetries = 3 })
+	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("error = %v, want the service's 503", err)
@@ -187,8 +198,8 @@ func TestNonJSONErrorBody(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	srv.SetFaults(emulator.FailFirst(100, emulator.Fault{Status: http.StatusBadGateway,
 		Body: "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"}))
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
-	_, _, err := listIDs(t, c, Orders, ListQuery{})
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 1 })
+	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("error = %v, want *APIError", err)
@@ -204,7 +215,7 @@ func TestNonJSONErrorBody(t *testing.T) {
 func TestJSONAPIErrorWithStringStatus(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5, StringStatus: true})
 	c := newClient(t, srv)
-	_, _, err := listIDs(t, c, Orders, ListQuery{Filter: "eq(nosuchfield,1)"})
+	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{Filter: "eq(nosuchfield,1)"})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || len(apiErr.Errors) == 0 || apiErr.Errors[0].Status != 400 {
 		t.Fatalf("error = %#v", err)
@@ -216,9 +227,9 @@ func TestJSONAPIErrorWithStringStatus(t *testing.T) {
 
 func TestRateLimitCeiling(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 1000})
-	c := newClient(t, srv, func(c *Config) { c.RateLimit = 20; c.PageSize = 100 })
+	c := newClient(t, srv, func(c *testConfig) { c.RateLimit = 20; c.PageSize = 100 })
 	start := time.Now()
-	if _, _, err := listIDs(t, c, Orders, ListQuery{}); err != nil {
+	if _, _, err := listIDs(t, c, commerce.Orders, ListQuery{}); err != nil {
 		t.Fatal(err)
 	}
 	// 10 requests at 20/s with a burst of 1 need at least 9 gaps of 50ms.
@@ -267,14 +278,14 @@ func TestGetByID(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 30})
 	c := newClient(t, srv)
 	want := srv.Accounts()[3]
-	got, err := Get(context.Background(), c, Accounts, want.ID, true)
+	got, err := Get(context.Background(), c, commerce.Accounts, want.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Name != want.Name || got.ID != want.ID || got.JSON == "" {
 		t.Errorf("got %+v, want account %q", got, want.Name)
 	}
-	_, err = Get(context.Background(), c, Accounts, "no-such-id", false)
+	_, err = Get(context.Background(), c, commerce.Accounts, "no-such-id", false)
 	if !IsStatus(err, http.StatusNotFound) {
 		t.Errorf("unknown id: error = %v, want 404", err)
 	}

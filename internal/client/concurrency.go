@@ -7,10 +7,11 @@ import (
 )
 
 // adaptiveLimit caps the requests in flight. It starts at the configured
-// maximum and halves when the service answers 429 (at most once per
-// cooldown, so that one burst of parallel 429s counts as one signal), then
-// grows back by one slot per limit-many successes: fast on a store that
-// tolerates parallelism, and still finishing on one that does not.
+// maximum and halves when the budget says the service asked the client to
+// slow down (at most once per cooldown, so that one burst of parallel
+// refusals counts as one signal), then grows back by one slot per
+// limit-many answers accepted: fast on a store that tolerates parallelism,
+// and still finishing on one that does not.
 type adaptiveLimit struct {
 	max      int
 	cooldown time.Duration
@@ -57,12 +58,20 @@ func (a *adaptiveLimit) acquire(ctx context.Context) error {
 	}
 }
 
-// release frees a slot and feeds the outcome of the request into the limit.
-func (a *adaptiveLimit) release(throttled bool) {
+// release frees a slot.
+func (a *adaptiveLimit) release() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.inFlight--
-	if throttled {
+	a.wakeLocked()
+}
+
+// observe feeds one answer into the limit: slowDown when the service
+// refused it for the client's pace. The budget calls it (budget.observe).
+func (a *adaptiveLimit) observe(slowDown bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if slowDown {
 		if now := time.Now(); now.Sub(a.lastDecrease) >= a.cooldown {
 			a.limit = max(1, a.limit/2)
 			a.lastDecrease = now

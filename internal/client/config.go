@@ -10,19 +10,14 @@ import (
 
 // Defaults and bounds of the client's settings. The provider documents them.
 const (
-	MaxPageSize                = 100 // the service refuses a larger page[limit]
-	DefaultPageSize            = 100
 	DefaultMaxParallelRequests = 8
 	DefaultMaxRetries          = 5
 	DefaultRequestTimeout      = 60 * time.Second
-	// OffsetLimit is the largest page[offset] the service serves: a hard
-	// limit for orders and files, a soft one (behaviour undocumented) for
-	// everything else, so the engine treats it as hard everywhere.
-	OffsetLimit = 10000
 	// TokenPath is the token endpoint below auth_url.
 	TokenPath = "/oauth/access_token"
-	// APIPrefix is the versioned prefix of resource paths below base_url.
-	APIPrefix = "/v2"
+	// apiPrefix is the versioned prefix the service's resource paths carry
+	// below base_url, which a base_url must therefore not end in.
+	apiPrefix = "/v2"
 )
 
 // Config configures a Client. Zero values take the defaults above.
@@ -32,24 +27,23 @@ type Config struct {
 	ClientID     string
 	ClientSecret string
 
-	PageSize            int           // records per page, 1..100
-	MaxParallelRequests int           // page requests in flight at once
+	MaxParallelRequests int           // requests in flight at once
 	RateLimit           float64       // requests per second ceiling; 0 = none
 	MaxRetries          int           // retries after the first attempt; 0 = none (the provider defaults it)
 	RequestTimeout      time.Duration // per attempt
 	UserAgent           string
 	Logger              Logger
 
-	// The settings below are fixed for the provider; tests in this package
+	// RetryWaitMin and RetryWaitMax bound the back-off between attempts;
+	// zero takes 250ms and 30s. The provider leaves them at that; tests
 	// shorten them.
+	RetryWaitMin time.Duration
+	RetryWaitMax time.Duration
 
-	// throttlePatience is how long requests go on while the service
-	// answers every one 429 and accepts none; zero takes
-	// DefaultThrottlePatience.
-	throttlePatience time.Duration
-	// Backoff bounds. Zero takes 250ms and 30s.
-	retryWaitMin time.Duration
-	retryWaitMax time.Duration
+	// budgetPatience is the budget's patience (budget.go); zero takes
+	// DefaultThrottlePatience. Fixed for the provider; tests in this
+	// package shorten it.
+	budgetPatience time.Duration
 }
 
 // urlError describes why a configured URL is unusable; the provider turns
@@ -95,8 +89,8 @@ func NormalizeServiceURL(raw string) (string, error) {
 		return "", &urlError{raw, "has a fragment; remove everything from \"#\" on"}
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
-	if strings.HasSuffix(path, APIPrefix) {
-		return "", &urlError{raw, fmt.Sprintf("ends in %s; give the service address without it, the provider adds %s itself", APIPrefix, APIPrefix)}
+	if strings.HasSuffix(path, apiPrefix) {
+		return "", &urlError{raw, fmt.Sprintf("ends in %s; give the service address without it, the provider adds %s itself", apiPrefix, apiPrefix)}
 	}
 	if strings.HasSuffix(path, TokenPath) {
 		return "", &urlError{raw, fmt.Sprintf("ends in %s; give the address without it, the provider adds %s itself", TokenPath, TokenPath)}
@@ -127,12 +121,6 @@ func (c Config) withDefaults() (Config, error) {
 	if c.ClientID == "" || c.ClientSecret == "" {
 		return c, fmt.Errorf("client_id and client_secret are both required")
 	}
-	switch {
-	case c.PageSize == 0:
-		c.PageSize = DefaultPageSize
-	case c.PageSize < 1 || c.PageSize > MaxPageSize:
-		return c, fmt.Errorf("page_size %d is outside 1..%d", c.PageSize, MaxPageSize)
-	}
 	if c.MaxParallelRequests == 0 {
 		c.MaxParallelRequests = DefaultMaxParallelRequests
 	} else if c.MaxParallelRequests < 1 {
@@ -147,14 +135,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
 	}
-	if c.throttlePatience <= 0 {
-		c.throttlePatience = DefaultThrottlePatience
+	if c.RetryWaitMin == 0 {
+		c.RetryWaitMin = 250 * time.Millisecond
 	}
-	if c.retryWaitMin == 0 {
-		c.retryWaitMin = 250 * time.Millisecond
-	}
-	if c.retryWaitMax == 0 {
-		c.retryWaitMax = 30 * time.Second
+	if c.RetryWaitMax == 0 {
+		c.RetryWaitMax = 30 * time.Second
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = "terraform-provider-commerce/dev"

@@ -1,9 +1,11 @@
-// Package client is the commerce service's API client: OAuth2 client
-// credentials, HTTP with retries and rate limiting, the service's JSON:API
-// error bodies, and one pagination engine that lists whole result sets, also
-// past the service's 10,000-record offset limit.
+// Package client is the transport to the commerce service: OAuth2 client
+// credentials and the access token, HTTP with retries, the request budget
+// learned from the store's 429s, the requests in flight, and the service's
+// JSON:API error bodies. Its one way in is Client.Get: a path and a query
+// go out, the answer's body goes to a decode function.
 //
-// It knows nothing about Terraform: the provider maps its types to schemas
-// and its errors to diagnostics. Logging goes through the Logger interface so
-// that the provider can route it to terraform-plugin-log.
+// It knows nothing of records, windows or sorts (internal/commerce and
+// internal/listing do), nor of Terraform: the provider maps its errors to
+// diagnostics. Logging goes through the Logger interface so that the
+// provider can route it to terraform-plugin-log.
 package client

@@ -1,201 +1,109 @@
 package client
 
+// The transport's own errors: a request that got no usable answer, a token
+// that could not be had or was not accepted, a store that kept throttling.
+// The service's own error answers are APIErrors (apierror.go).
+
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
-// ErrorObject is one entry of the service's JSON:API error body.
-type ErrorObject struct {
-	Status    int    // HTTP status the service put in the entry (it may send it as a number or a string)
-	Title     string // short summary, e.g. "Bad Request"
-	Detail    string // the service's explanation, e.g. "Could not parse the supplied filter"
-	RequestID string // the service's request id, for support tickets
-	Parameter string // source.parameter: the query parameter at fault, if named
+// TransportError is a request that never got an answer the client could use:
+// connection failures, timeouts, truncated or undecodable bodies.
+type TransportError struct {
+	Method, Path string
+	// URL is the address requested (base_url, path and query); it never
+	// carries credentials. Empty in errors built by hand.
+	URL      string
+	Attempts int           // how many times the request was sent before giving up
+	Elapsed  time.Duration // from the first attempt until the client gave up
+	Err      error
 }
 
-// APIError is a response the service answered with a non-success status.
-// It keeps the service's own words so that they reach the user unchanged.
-type APIError struct {
-	StatusCode int
-	Method     string
-	Path       string // path and query of the request (never carries credentials)
-	Errors     []ErrorObject
-	// BodyExcerpt is a short, printable excerpt of a body that was not a
-	// JSON:API error document, such as a proxy's HTML error page.
-	BodyExcerpt string
-	RequestID   string // from the X-Request-Id header when the body had none
-	Attempts    int    // how many times the request was sent before giving up
-}
-
-func (e *APIError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
-	for i, obj := range e.Errors {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
+// Error says "could not reach URL (cause) after N attempts over T s"; a body
+// that arrived but could not be decoded keeps "METHOD path: malformed ...".
+func (e *TransportError) Error() string {
+	var malformed malformedError
+	if errors.As(e.Err, &malformed) {
+		msg := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+		if e.Attempts > 1 {
+			msg += " (gave up " + attemptsOver(e.Attempts, e.Elapsed) + ")"
 		}
-		b.WriteString(obj.Summary())
+		return msg
 	}
-	if len(e.Errors) == 0 && e.BodyExcerpt != "" {
-		fmt.Fprintf(&b, ": response body was not a JSON:API error document: %q", e.BodyExcerpt)
+	target := e.URL
+	if target == "" {
+		target = e.Path
 	}
-	if id := e.FirstRequestID(); id != "" {
-		fmt.Fprintf(&b, " (request id %s)", id)
+	msg := fmt.Sprintf("could not reach %s (%v)", target, causeOf(e.Err))
+	if e.Attempts > 0 {
+		msg += " " + attemptsOver(e.Attempts, e.Elapsed)
 	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
-	}
-	return b.String()
+	return msg
 }
 
-// Summary renders "title: detail" without repeating a detail that merely
-// restates the title.
-func (o ErrorObject) Summary() string {
-	switch {
-	case o.Title == "":
-		return o.Detail
-	case o.Detail == "" || strings.EqualFold(o.Title, o.Detail):
-		return o.Title
-	default:
-		return o.Title + ": " + o.Detail
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// attemptsOver is "after 6 attempts over 11.7 s".
+func attemptsOver(attempts int, elapsed time.Duration) string {
+	noun := "attempts"
+	if attempts == 1 {
+		noun = "attempt"
 	}
+	return fmt.Sprintf("after %d %s over %.1f s", attempts, noun, elapsed.Seconds())
 }
 
-// FirstRequestID returns the request id the service gave, if any.
-func (e *APIError) FirstRequestID() string {
-	for _, obj := range e.Errors {
-		if obj.RequestID != "" {
-			return obj.RequestID
-		}
+// causeOf drops the *url.Error wrapper ("Get \"URL\": ..."), whose URL the
+// message already names, and keeps what went wrong, e.g. "dial tcp
+// 127.0.0.1:1: connect: connection refused".
+func causeOf(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
 	}
-	return e.RequestID
+	return err
 }
 
-// Title is the first error's title, or the HTTP status text.
-func (e *APIError) Title() string {
-	if len(e.Errors) > 0 && e.Errors[0].Title != "" {
-		return e.Errors[0].Title
-	}
-	return http.StatusText(e.StatusCode)
+// noAnswer reports whether err is a request that got no answer at all from
+// the server (connection refused, DNS, TLS, timeout), as opposed to an
+// answer the client could not use or a request its caller cancelled.
+func noAnswer(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && !errors.Is(err, context.Canceled)
 }
 
-// StatusLine is the status code and its text, e.g. "400 Bad Request".
-func (e *APIError) StatusLine() string {
-	return fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-}
-
-// Refused reports whether the service refused the credentials or the access
-// they give (401, 403).
-func (e *APIError) Refused() bool {
-	return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden
-}
-
-// Throttled reports whether the service answered 429 Too Many Requests.
-func (e *APIError) Throttled() bool { return e.StatusCode == http.StatusTooManyRequests }
-
-// NotFound reports whether err is the service's 404 for a record.
-func NotFound(err error) bool { return IsStatus(err, http.StatusNotFound) }
-
-// IsStatus reports whether err is an APIError with the given HTTP status.
-func IsStatus(err error, status int) bool {
+// finalError is the error get gives up with: attempts and elapsed time are
+// recorded in it, and a context that ended is named before the last error.
+func finalError(ctx context.Context, err error, attempts int, elapsed time.Duration) error {
 	var apiErr *APIError
-	return errors.As(err, &apiErr) && apiErr.StatusCode == status
+	var tErr *TransportError
+	switch {
+	case errors.As(err, &apiErr):
+		apiErr.Attempts = attempts
+	case errors.As(err, &tErr):
+		tErr.Attempts = attempts
+		tErr.Elapsed = elapsed
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("%w (last error: %v)", ctxErr, err)
+	}
+	return err
 }
 
-// flexibleStatus accepts a JSON:API status given as a number or a string.
-type flexibleStatus int
+// malformedError marks a 2xx body the caller could not decode; the request
+// is retried like a transport failure, since a cut or garbled body is
+// usually the network's doing.
+type malformedError struct{ err error }
 
-func (s *flexibleStatus) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var str string
-		if err := json.Unmarshal(b, &str); err != nil {
-			return err
-		}
-		if str == "" {
-			*s = 0
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(str))
-		if err != nil {
-			return fmt.Errorf("error status %q is not a number", str)
-		}
-		*s = flexibleStatus(n)
-		return nil
-	}
-	if string(b) == "null" {
-		*s = 0
-		return nil
-	}
-	var n int
-	if err := json.Unmarshal(b, &n); err != nil {
-		return err
-	}
-	*s = flexibleStatus(n)
-	return nil
-}
-
-type errorDocument struct {
-	Errors []struct {
-		Status    flexibleStatus `json:"status"`
-		Title     string         `json:"title"`
-		Detail    string         `json:"detail"`
-		RequestID string         `json:"request_id"`
-		Source    struct {
-			Parameter string `json:"parameter"`
-		} `json:"source"`
-	} `json:"errors"`
-}
-
-// maxExcerpt bounds how much of a non-JSON body reaches a diagnostic.
-const maxExcerpt = 200
-
-// parseErrorBody decodes a JSON:API error document. It returns the entries
-// it found, or an excerpt of the body when the body is not such a document.
-func parseErrorBody(body []byte) ([]ErrorObject, string) {
-	var doc errorDocument
-	if err := json.Unmarshal(body, &doc); err == nil && len(doc.Errors) > 0 {
-		out := make([]ErrorObject, 0, len(doc.Errors))
-		for _, e := range doc.Errors {
-			out = append(out, ErrorObject{Status: int(e.Status), Title: e.Title, Detail: e.Detail, RequestID: e.RequestID, Parameter: e.Source.Parameter})
-		}
-		return out, ""
-	}
-	return nil, excerpt(body)
-}
-
-// excerpt turns an arbitrary body into a short single-line printable text.
-func excerpt(body []byte) string {
-	s := strings.ToValidUTF8(string(body), "\uFFFD")
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > maxExcerpt {
-		r := []rune(s)
-		s = string(r[:maxExcerpt]) + "…"
-	}
-	return s
-}
-
-func newAPIError(resp *http.Response, body []byte, method, path string) *APIError {
-	objs, ex := parseErrorBody(body)
-	return &APIError{
-		StatusCode:  resp.StatusCode,
-		Method:      method,
-		Path:        path,
-		Errors:      objs,
-		BodyExcerpt: ex,
-		RequestID:   resp.Header.Get("X-Request-Id"),
-	}
-}
+func (e malformedError) Error() string { return "malformed response body: " + e.err.Error() }
+func (e malformedError) Unwrap() error { return e.err }
 
 // AuthError is a failed token request. It wraps the underlying cause (an
 // *APIError for an answer from the service, or a transport error).
@@ -230,63 +138,8 @@ func (e *AuthError) CredentialsRefused() bool {
 
 func (e *AuthError) Unwrap() error { return e.Err }
 
-// OffsetLimitError says that a listing needed to go past the service's
-// offset limit and the service refused the keyset filter that does so.
-type OffsetLimitError struct {
-	Resource    string
-	OffsetLimit int
-	Total       int   // how many records the filter matches
-	Listed      int   // how many were listed before the engine had to stop
-	Err         error // the service's answer to the keyset request
-}
-
-func (e *OffsetLimitError) Error() string {
-	return fmt.Sprintf("%s: %d records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
-		e.Resource, e.Total, e.OffsetLimit, e.Listed, e.Err)
-}
-
-func (e *OffsetLimitError) Unwrap() error { return e.Err }
-
-// ProtocolError is a response that breaks the documented API contract in a
-// way that would make the listing incomplete or wrong if it were ignored.
-type ProtocolError struct {
-	Method, Path string
-	Problem      string
-}
-
-func (e *ProtocolError) Error() string {
-	return fmt.Sprintf("%s %s: the service's response breaks the API contract: %s", e.Method, e.Path, e.Problem)
-}
-
-// contractBroken is the ProtocolError of a GET of path (with its query).
-func contractBroken(path, format string, args ...any) error {
-	return &ProtocolError{Method: http.MethodGet, Path: path, Problem: fmt.Sprintf(format, args...)}
-}
-
-// UnlistableError says the service offers no way to list every record the
-// query matches: the provider refuses to return a truncated list.
-type UnlistableError struct {
-	Resource    string
-	Total       int // records the query matches, as the service counts them
-	OffsetLimit int
-	Reason      string // why no strategy reaches them all
-	Fix         string // what the user can do
-}
-
-func (e *UnlistableError) Error() string {
-	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
-}
-
-// sortUnusableError reports, from the first page of a sorted listing, that
-// the service refused the sort= parameter or ignored it.
-type sortUnusableError struct{ cause string }
-
-func (e *sortUnusableError) Error() string { return e.cause }
-
-// errWindowChanged says a window changed while it was read by offsets: a
-// record was inserted, deleted or moved, so offsets shifted and a record
-// may have slipped between two pages.
-var errWindowChanged = errors.New("window changed while it was listed")
+// Throttled reports whether the service answered 429 Too Many Requests.
+func (e *APIError) Throttled() bool { return e.StatusCode == http.StatusTooManyRequests }
 
 // ThrottledError says that the service kept answering a request 429 Too
 // Many Requests until the client stopped asking: it accepted no request of
@@ -343,3 +196,43 @@ func times(n int) string {
 	}
 	return fmt.Sprintf("%d times", n)
 }
+
+// ErrCredentialsRefused is wrapped by the *AuthError of a token request the
+// token endpoint answered 400 or 401.
+var ErrCredentialsRefused = errors.New("the token endpoint refused the client credentials (client_id and client_secret)")
+
+// TokenRejectedError says that the API answered 401 to every access token a
+// request was sent with, each the newest the client had, although the token
+// endpoint keeps issuing them: the credentials are valid but give no access
+// to this store, so more tokens will not help.
+type TokenRejectedError struct {
+	Tokens int       // newest tokens refused in a row
+	Err    *APIError // the last 401
+}
+
+func (e *TokenRejectedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: the service answered 401 Unauthorized to ", e.Err.Method, e.Err.Path)
+	if e.Tokens == 1 {
+		b.WriteString("the newest access token")
+	} else {
+		fmt.Fprintf(&b, "%d freshly issued access tokens in a row", e.Tokens)
+	}
+	var words []string
+	for _, obj := range e.Err.Errors {
+		words = append(words, obj.Summary())
+	}
+	if len(words) == 0 && e.Err.BodyExcerpt != "" {
+		words = append(words, strconv.Quote(e.Err.BodyExcerpt))
+	}
+	if id := e.Err.FirstRequestID(); id != "" {
+		words = append(words, "request id "+id)
+	}
+	if len(words) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(words, "; "))
+	}
+	b.WriteString(": the credentials are accepted by the token endpoint but their tokens are not by the API; check that the application key has access to this store")
+	return b.String()
+}
+
+func (e *TokenRejectedError) Unwrap() error { return e.Err }

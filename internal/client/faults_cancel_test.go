@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -55,7 +56,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			listed := 0
-			_, err := List(ctx, c, Orders, ListQuery{}, func(Order) error {
+			_, err := List(ctx, c, commerce.Orders, ListQuery{}, func(commerce.Order) error {
 				if listed++; listed == 1950 {
 					cancelledAt.Store(time.Now().UnixNano())
 					cancel()
@@ -86,7 +87,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 				cancelledAt.Store(time.Now().UnixNano())
 				cancel()
 			}()
-			_, err := List(ctx, c, Orders, ListQuery{}, func(Order) error { listed.Add(1); return nil })
+			_, err := List(ctx, c, commerce.Orders, ListQuery{}, func(commerce.Order) error { listed.Add(1); return nil })
 			return err
 		})
 	})
@@ -111,7 +112,7 @@ func TestFaultCancelMidListing(t *testing.T) {
 				cancelledAt.Store(time.Now().UnixNano())
 				cancel()
 			}()
-			_, err := List(ctx, c, Orders, ListQuery{}, func(Order) error { return nil })
+			_, err := List(ctx, c, commerce.Orders, ListQuery{}, func(commerce.Order) error { return nil })
 			return err
 		})
 	})

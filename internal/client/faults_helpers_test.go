@@ -18,14 +18,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // listDeadline bounds every listing of the matrix.
 const listDeadline = 45 * time.Second
 
 // listWithin lists like listIDs, under listDeadline.
-func listWithin[T Record](t testing.TB, c *Client, kind Kind[T], q ListQuery) ([]string, ListStats, error) {
+func listWithin[T commerce.Record](t testing.TB, c *Client, kind commerce.Kind[T], q ListQuery) ([]string, ListStats, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), listDeadline)
 	defer cancel()
@@ -42,15 +44,15 @@ func listWithin[T Record](t testing.TB, c *Client, kind Kind[T], q ListQuery) ([
 
 // mustList lists and compares with the emulator's answer for the same query,
 // in order.
-func mustList[T Record](t testing.TB, srv *emulator.Server, c *Client, kind Kind[T], q ListQuery) ListStats {
+func mustList[T commerce.Record](t testing.TB, srv *emulator.Server, c *Client, kind commerce.Kind[T], q ListQuery) ListStats {
 	t.Helper()
 	got, stats, err := listWithin(t, c, kind, q)
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want := wantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
+	want := emulatortest.WantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
 	if !slices.Equal(got, want) {
-		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), emulatortest.FirstDiff(got, want))
 	}
 	if stats.Listed != len(want) {
 		t.Fatalf("stats.Listed = %d, want %d", stats.Listed, len(want))
@@ -62,4 +64,4 @@ func mustList[T Record](t testing.TB, srv *emulator.Server, c *Client, kind Kind
 // attempts minus the pages the engine asked for.
 func clientRetries(c *Client, stats ListStats) int { return int(c.Requests()) - stats.Pages }
 
-func isOrdersList(r *http.Request) bool { return r.URL.Path == OrdersResource.Path }
+func isOrdersList(r *http.Request) bool { return r.URL.Path == commerce.OrdersResource.Path }

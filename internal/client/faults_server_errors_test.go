@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -27,8 +28,8 @@ func TestFaultServerErrorBursts(t *testing.T) {
 			}
 			return nil
 		})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 10 })
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		st := srv.Stats()
 		for _, s := range statuses {
 			if st.StatusCounts[s] == 0 {
@@ -50,8 +51,8 @@ func TestFaultServerErrorBursts(t *testing.T) {
 			}
 			return nil
 		})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 10 })
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults != 20 || clientRetries(c, stats) != 20 {
 			t.Errorf("faults = %d, client retries = %d; want 20 and 20", st.Faults, clientRetries(c, stats))
 		}
@@ -60,8 +61,8 @@ func TestFaultServerErrorBursts(t *testing.T) {
 		// 20% of all requests fail, token requests included.
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 		srv.SetFaults(emulator.FailRandomly(0.2, 42, emulator.Fault{Status: http.StatusServiceUnavailable}))
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
-		mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 10 })
+		mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults == 0 {
 			t.Error("no fault was injected")
 		}
@@ -69,8 +70,8 @@ func TestFaultServerErrorBursts(t *testing.T) {
 	t.Run("permanent_503", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Status: http.StatusServiceUnavailable}))
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
-		ids, _, err := listWithin(t, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 3 })
+		ids, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		var apiErr *APIError
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("error = %v, want *APIError 503", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -27,7 +28,7 @@ func (m *atomicMin) store(x int) {
 func TestFault429StormWithRetryAfter(t *testing.T) {
 	longTest(t)
 	srv := emulatortest.Start(t, emulator.Options{Orders: 3000})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))
 	// A storm that passes: every 3rd of the first 15 resource requests is
@@ -44,7 +45,7 @@ func TestFault429StormWithRetryAfter(t *testing.T) {
 		return nil
 	})
 	start := time.Now()
-	stats := mustList(t, srv, c, Orders, ListQuery{})
+	stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 	elapsed := time.Since(start)
 	st := srv.Stats()
 	if st.StatusCounts[http.StatusTooManyRequests] != 5 || st.Faults != 5 {
@@ -69,7 +70,7 @@ func TestFault429StormWithRetryAfter(t *testing.T) {
 func TestFault429StormBackoff(t *testing.T) {
 	longTest(t)
 	srv := emulatortest.Start(t, emulator.Options{Orders: 3000})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 	var low atomicMin
 	low.v.Store(int64(c.MaxParallelRequests()))
 	var n atomic.Int64
@@ -83,7 +84,7 @@ func TestFault429StormBackoff(t *testing.T) {
 		}
 		return nil
 	})
-	stats := mustList(t, srv, c, Orders, ListQuery{})
+	stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 	st := srv.Stats()
 	if st.StatusCounts[http.StatusTooManyRequests] != 5 || st.Faults != 5 {
 		t.Errorf("429s = %d, faults = %d; want every 3rd of the first 15 requests", st.StatusCounts[http.StatusTooManyRequests], st.Faults)
@@ -101,7 +102,7 @@ func TestFault429StormBackoff(t *testing.T) {
 	// to the maximum and the budget up again.
 	srv.SetFaults(nil)
 	for range 2 {
-		mustList(t, srv, c, Orders, ListQuery{})
+		mustList(t, srv, c, commerce.Orders, ListQuery{})
 	}
 	if got := c.inFlight.current(); got != c.MaxParallelRequests() {
 		t.Errorf("concurrency limit is %d after clean listings, want it recovered to %d", got, c.MaxParallelRequests())

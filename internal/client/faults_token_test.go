@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -22,9 +23,9 @@ func TestFaultTokenExpiresDuringListing(t *testing.T) {
 	// 400 pages of 50 at 40ms each, four at a time: at least 4s, two token
 	// lifetimes at the least.
 	srv := emulatortest.Start(t, emulator.Options{Orders: 20000, TokenLifetime: 2 * time.Second, Latency: 40 * time.Millisecond})
-	c := newClient(t, srv, func(c *Config) { c.PageSize = 50; c.MaxParallelRequests = 4 })
+	c := newClient(t, srv, func(c *testConfig) { c.PageSize = 50; c.MaxParallelRequests = 4 })
 	start := time.Now()
-	stats := mustList(t, srv, c, Orders, ListQuery{})
+	stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 	elapsed := time.Since(start)
 	st := srv.Stats()
 	lifetimes := int(elapsed / (2 * time.Second))
@@ -55,7 +56,7 @@ func TestFaultTokenRevokedDuringListing(t *testing.T) {
 		return nil
 	})
 	c := newClient(t, srv)
-	stats := mustList(t, srv, c, Orders, ListQuery{})
+	stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 	st := srv.Stats()
 	unauth := st.StatusCounts[http.StatusUnauthorized]
 	if st.TokenRequests != 3 || unauth < 2 || clientRetries(c, stats) != unauth {
@@ -79,7 +80,7 @@ func TestFaultTokenEndpoint(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Status: http.StatusServiceUnavailable}, 2))
 		c := newClient(t, srv)
-		mustList(t, srv, c, Orders, ListQuery{})
+		mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults != 2 || st.TokenRequests != 1 || c.TokenFetches() != 1 {
 			t.Errorf("faults %d, token requests %d, fetches %d; want 2, 1, 1", st.Faults, st.TokenRequests, c.TokenFetches())
 		}
@@ -88,8 +89,8 @@ func TestFaultTokenEndpoint(t *testing.T) {
 		// A token answer slower than request_timeout is retried too.
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Delay: time.Second}, 1))
-		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = 200 * time.Millisecond })
-		mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.RequestTimeout = 200 * time.Millisecond })
+		mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults != 1 || st.TokenRequests != 1 {
 			t.Errorf("faults %d, token requests %d; want 1 and 1", st.Faults, st.TokenRequests)
 		}
@@ -97,8 +98,8 @@ func TestFaultTokenEndpoint(t *testing.T) {
 	t.Run("permanent_503", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(onToken(emulator.Fault{Status: http.StatusServiceUnavailable}, 1<<30))
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
-		_, _, err := listWithin(t, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 3 })
+		_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		var authErr *AuthError
 		var apiErr *APIError
 		if !errors.As(err, &authErr) || !errors.As(authErr.Err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
@@ -119,8 +120,8 @@ func TestFaultTokenEndpoint(t *testing.T) {
 	})
 	t.Run("wrong_credentials", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
-		c := newClient(t, srv, func(c *Config) { c.ClientSecret = "not-the-secret" })
-		_, _, err := listWithin(t, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.ClientSecret = "not-the-secret" })
+		_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		var authErr *AuthError
 		var apiErr *APIError
 		if !errors.As(err, &authErr) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -24,7 +25,7 @@ func TestFaultResetAndTruncate(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		srv.SetFaults(emulator.FailEveryNth(5, emulator.Fault{Truncate: true}))
 		c := newClient(t, srv)
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		st := srv.Stats()
 		// The transport cannot retry a body cut after the headers: every
 		// truncation is the client's own retry.
@@ -40,7 +41,7 @@ func TestFaultResetAndTruncate(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 2500})
 		srv.SetFaults(emulator.FailFirst(2, emulator.Fault{Reset: true}))
 		c := newClient(t, srv)
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		st := srv.Stats()
 		if st.StatusCounts[0] != 2 {
 			t.Errorf("resets = %d, want 2", st.StatusCounts[0])
@@ -68,8 +69,8 @@ func TestFaultResetAndTruncate(t *testing.T) {
 			}
 			return nil
 		})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 10 })
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 10 })
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		st := srv.Stats()
 		if st.StatusCounts[0] == 0 || truncated.Load() == 0 {
 			t.Fatalf("resets = %d, truncations = %d; want both", st.StatusCounts[0], truncated.Load())
@@ -89,7 +90,7 @@ func TestFaultMalformedBody(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 12000})
 		srv.SetFaults(emulator.FailEveryNth(7, emulator.Fault{Mutate: garbage}))
 		c := newClient(t, srv)
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults < 10 || clientRetries(c, stats) != st.Faults {
 			t.Errorf("garbled pages = %d, client retries = %d; want equal (and at least 10)", st.Faults, clientRetries(c, stats))
 		}
@@ -97,8 +98,8 @@ func TestFaultMalformedBody(t *testing.T) {
 	t.Run("permanent", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Mutate: garbage}))
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
-		_, _, err := listWithin(t, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 2 })
+		_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		var tErr *TransportError
 		var malformed malformedError
 		if !errors.As(err, &tErr) || !errors.As(err, &malformed) {
@@ -125,8 +126,8 @@ func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 	t.Run("some_slow", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 		srv.SetFaults(emulator.FailEveryNth(10, emulator.Fault{Delay: 4 * timeout}))
-		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = timeout })
-		stats := mustList(t, srv, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.RequestTimeout = timeout })
+		stats := mustList(t, srv, c, commerce.Orders, ListQuery{})
 		if st := srv.Stats(); st.Faults < 5 || clientRetries(c, stats) != st.Faults {
 			t.Errorf("slow answers = %d, client retries = %d; want equal (and at least 5)", st.Faults, clientRetries(c, stats))
 		}
@@ -134,9 +135,9 @@ func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 	t.Run("always_slow", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 500})
 		srv.SetFaults(emulator.FailFirst(1<<30, emulator.Fault{Delay: 4 * timeout}))
-		c := newClient(t, srv, func(c *Config) { c.RequestTimeout = timeout; c.MaxRetries = 2 })
+		c := newClient(t, srv, func(c *testConfig) { c.RequestTimeout = timeout; c.MaxRetries = 2 })
 		start := time.Now()
-		_, _, err := listWithin(t, c, Orders, ListQuery{})
+		_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		var tErr *TransportError
 		if !errors.As(err, &tErr) || tErr.Attempts != 3 {
 			t.Fatalf("error = %v, want *TransportError after 3 attempts", err)

@@ -16,17 +16,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // checkRetryWarnings asserts one WARN per retry (attempts 1..retries) with
 // the method, a path or URL, the attempt, the cause and the wait.
-func checkRetryWarnings(t *testing.T, logs *recordingLogger, msg, method, where, wherePrefix string, retries int) {
+func checkRetryWarnings(t *testing.T, logs *emulatortest.Logs, msg, method, where, wherePrefix string, retries int) {
 	t.Helper()
-	warns := logs.find("WARN: " + msg)
+	warns := logs.Find("WARN: " + msg)
 	if len(warns) != retries {
-		t.Fatalf("%d WARN lines %q, want one per retry (%d); log: %q", len(warns), msg, retries, logs.lines)
+		t.Fatalf("%d WARN lines %q, want one per retry (%d); log: %s", len(warns), msg, retries, logs)
 	}
 	for i, f := range warns {
 		if f["method"] != method || f["attempt"] != i+1 {
@@ -49,13 +50,13 @@ func checkRetryWarnings(t *testing.T, logs *recordingLogger, msg, method, where,
 
 func TestUnreachableAuthURL(t *testing.T) {
 	addr := emulatortest.ClosedAddr(t)
-	logs := &recordingLogger{}
+	logs := &emulatortest.Logs{}
 	c, err := New(Config{BaseURL: "http://" + addr, ClientID: "id", ClientSecret: emulator.DefaultClientSecret,
-		MaxRetries: 2, retryWaitMin: time.Millisecond, retryWaitMax: 20 * time.Millisecond, Logger: logs})
+		MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond, Logger: logs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = listWithin(t, c, Orders, ListQuery{})
+	_, _, err = listWithin(t, c, commerce.Orders, ListQuery{})
 	var authErr *AuthError
 	if !errors.As(err, &authErr) {
 		t.Fatalf("error = %v, want *AuthError", err)
@@ -79,11 +80,11 @@ func TestUnreachableAuthURL(t *testing.T) {
 func TestUnreachableBaseURL(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	addr := emulatortest.ClosedAddr(t)
-	logs := &recordingLogger{}
-	c := newClient(t, srv, func(c *Config) {
+	logs := &emulatortest.Logs{}
+	c := newClient(t, srv, func(c *testConfig) {
 		c.AuthURL, c.BaseURL, c.MaxRetries, c.Logger = srv.URL(), "http://"+addr, 3, logs
 	})
-	_, stats, err := listWithin(t, c, Orders, ListQuery{})
+	_, stats, err := listWithin(t, c, commerce.Orders, ListQuery{})
 	var tErr *TransportError
 	if !errors.As(err, &tErr) {
 		t.Fatalf("error = %v, want *TransportError", err)
@@ -101,16 +102,16 @@ func TestUnreachableBaseURL(t *testing.T) {
 		t.Errorf("requests %d, retries %d, 429s %d; want 4, 3, 0", stats.Requests, stats.Retries, stats.Throttled)
 	}
 	checkRetryWarnings(t, logs, "request got no usable answer; retrying", http.MethodGet, "path", "/v2/orders?", 3)
-	if got := logs.find("DEBUG: retrying request"); len(got) != 0 {
+	if got := logs.Find("DEBUG: retrying request"); len(got) != 0 {
 		t.Errorf("transport retries also logged at DEBUG: %v", got)
 	}
 }
 
 func TestCredentialsRefusedIsNotUnreachable(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-	logs := &recordingLogger{}
-	c := newClient(t, srv, func(c *Config) { c.ClientSecret, c.Logger = "wrong-secret-value", logs })
-	_, _, err := listWithin(t, c, Orders, ListQuery{})
+	logs := &emulatortest.Logs{}
+	c := newClient(t, srv, func(c *testConfig) { c.ClientSecret, c.Logger = "wrong-secret-value", logs })
+	_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 	var authErr *AuthError
 	if !errors.As(err, &authErr) || !errors.Is(err, ErrCredentialsRefused) {
 		t.Fatalf("error = %v, want *AuthError wrapping ErrCredentialsRefused", err)
@@ -122,7 +123,7 @@ func TestCredentialsRefusedIsNotUnreachable(t *testing.T) {
 	if want := "could not obtain an access token from " + srv.URL() + TokenPath + ": "; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q, want it to start with %q", err, want)
 	}
-	if got := logs.find("WARN"); len(got) != 0 {
+	if got := logs.Find("WARN"); len(got) != 0 {
 		t.Errorf("a refusal is not retried, yet WARN lines were logged: %v", got)
 	}
 }
@@ -132,9 +133,9 @@ func TestCredentialsRefusedIsNotUnreachable(t *testing.T) {
 // retries and 429s, and only the throttled one ends with a WARN.
 func TestListingCountsItsOwnThrottling(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 3000, Accounts: 3000})
-	logs := &recordingLogger{}
+	logs := &emulatortest.Logs{}
 	// No retries: throttling uses none.
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries, c.Logger = 0, logs })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries, c.Logger = 0, logs })
 	var n, ordersSeen, throttled atomic.Int64
 	// Every third of the first 12 orders requests is throttled: a short
 	// storm, after which the client's budget climbs back.
@@ -154,8 +155,10 @@ func TestListingCountsItsOwnThrottling(t *testing.T) {
 	var orders, accounts ListStats
 	var ordersErr, accountsErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { orders, ordersErr = List(ctx, c, Orders, ListQuery{}, discard[Order]) })
-	wg.Go(func() { accounts, accountsErr = List(ctx, c, Accounts, ListQuery{}, discard[Account]) })
+	wg.Go(func() { orders, ordersErr = List(ctx, c, commerce.Orders, ListQuery{}, discard[commerce.Order]) })
+	wg.Go(func() {
+		accounts, accountsErr = List(ctx, c, commerce.Accounts, ListQuery{}, discard[commerce.Account])
+	})
 	wg.Wait()
 	if ordersErr != nil || accountsErr != nil || orders.Listed != 3000 || accounts.Listed != 3000 {
 		t.Fatalf("orders: %d listed, %v; accounts: %d listed, %v; want 3000 each", orders.Listed, ordersErr, accounts.Listed, accountsErr)
@@ -173,7 +176,7 @@ func TestListingCountsItsOwnThrottling(t *testing.T) {
 	if got := int(c.Requests()); got != orders.Requests+accounts.Requests || int64(got)+1 != n.Load() {
 		t.Errorf("client sent %d requests, the listings counted %d + %d, the service saw %d and a token request", got, orders.Requests, accounts.Requests, n.Load()-1)
 	}
-	warns := logs.find("WARN: the service throttled the listing of ")
+	warns := logs.Find("WARN: the service throttled the listing of ")
 	if len(warns) != 1 || warns[0]["resource"] != "orders" {
 		t.Fatalf("throttling WARN lines: %v; want one, for orders", warns)
 	}
@@ -189,7 +192,7 @@ func TestListingCountsItsOwnThrottling(t *testing.T) {
 	}
 }
 
-func discard[T Record](T) error { return nil }
+func discard[T commerce.Record](T) error { return nil }
 
 // TestFailedTokenFetchIsShared: a token endpoint that keeps failing is
 // retried in one round, whoever waits for it. The background fetch the
@@ -207,11 +210,11 @@ func TestFailedTokenFetchIsShared(t *testing.T) {
 		}
 		return nil
 	})
-	c := newClient(t, srv, func(cfg *Config) { cfg.MaxRetries = 3 })
+	c := newClient(t, srv, func(cfg *testConfig) { cfg.MaxRetries = 3 })
 	background := make(chan error, 1)
 	go func() { background <- c.Authenticate(context.Background()) }()
 	time.Sleep(20 * time.Millisecond) // let the background fetch take the slot
-	_, _, err := listIDs(t, c, Accounts, ListQuery{})
+	_, _, err := listIDs(t, c, commerce.Accounts, ListQuery{})
 	var authErr *AuthError
 	if !errors.As(err, &authErr) || authErr.Attempts != 4 {
 		t.Fatalf("got %v, want the AuthError of one round of 4 attempts", err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
@@ -28,14 +29,14 @@ func TestReauthBurstsOf401(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := 1; run <= 10; run++ {
-		c := newClient(t, srv, func(c *Config) { c.MaxParallelRequests = parallel })
+		c := newClient(t, srv, func(c *testConfig) { c.MaxParallelRequests = parallel })
 		issued, unauth := srv.TokensIssued(), srv.Stats().StatusCounts[http.StatusUnauthorized]
-		got, stats, err := listWithin(t, c, Accounts, ListQuery{})
+		got, stats, err := listWithin(t, c, commerce.Accounts, ListQuery{})
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("run %d: listed %d ids, want %d; first difference at %d", run, len(got), len(want), firstDiff(got, want))
+			t.Fatalf("run %d: listed %d ids, want %d; first difference at %d", run, len(got), len(want), emulatortest.FirstDiff(got, want))
 		}
 		issued = srv.TokensIssued() - issued
 		unauth = srv.Stats().StatusCounts[http.StatusUnauthorized] - unauth
@@ -64,7 +65,7 @@ func TestReauthBurstsOf401(t *testing.T) {
 func getOrder(c *Client, id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), listDeadline)
 	defer cancel()
-	_, err := Get(ctx, c, Orders, id, false)
+	_, err := Get(ctx, c, commerce.Orders, id, false)
 	return err
 }
 
@@ -89,7 +90,7 @@ func replaceTokenDuring(t *testing.T, srv *emulator.Server, c *Client, times int
 func TestReauth401OnOlderTokenIsFree(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
 	// No retries at all: only a free retry can succeed.
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 	if err := c.Authenticate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestReauth401OnOlderTokenBounded(t *testing.T) {
 	// Every request finds a newer token fetched while it was on the way:
 	// without a bound the free retries would never end.
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-	c := newClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
+	c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 2 })
 	if err := c.Authenticate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestReauth401OnOlderTokenBounded(t *testing.T) {
 func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 	t.Run("one_request", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 1 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 	})
 	t.Run("counts_as_a_retry", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 0 })
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 0 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestReauth401OnNewestFetchesOneToken(t *testing.T) {
 		// Eight requests in flight on one token, all refused: one new token
 		// serves them all.
 		srv := emulatortest.Start(t, emulator.Options{Orders: 8, Latency: 20 * time.Millisecond})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 1 })
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 1 })
 		if err := c.Authenticate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func TestReauth401OnEveryToken(t *testing.T) {
 		return nil
 	})
 	t.Run("get", func(t *testing.T) {
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3 })
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 3 })
 		id := srv.Orders()[0].ID
 		err := getOrder(c, id)
 		var rejected *TokenRejectedError
@@ -227,8 +228,8 @@ func TestReauth401OnEveryToken(t *testing.T) {
 			}
 			return nil
 		})
-		c := newClient(t, srv, func(c *Config) { c.MaxRetries = 3; c.PageSize = 10 })
-		_, _, err := listWithin(t, c, Orders, ListQuery{})
+		c := newClient(t, srv, func(c *testConfig) { c.MaxRetries = 3; c.PageSize = 10 })
+		_, _, err := listWithin(t, c, commerce.Orders, ListQuery{})
 		// Every failure is a 401, so the request that ends the listing
 		// was refused max_retries+1 newest tokens in a row.
 		var rejected *TokenRejectedError
@@ -251,7 +252,7 @@ func TestReauth401OnEveryToken(t *testing.T) {
 func TestReauthCredentialsRefused(t *testing.T) {
 	t.Run("401_emulator", func(t *testing.T) {
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5})
-		c := newClient(t, srv, func(c *Config) { c.ClientSecret = "not-the-secret" })
+		c := newClient(t, srv, func(c *testConfig) { c.ClientSecret = "not-the-secret" })
 		err := getOrder(c, srv.Orders()[0].ID)
 		var authErr *AuthError
 		if !errors.As(err, &authErr) || !errors.Is(err, ErrCredentialsRefused) || !IsStatus(err, http.StatusUnauthorized) {
@@ -279,7 +280,7 @@ func TestReauthCredentialsRefused(t *testing.T) {
 			_, _ = w.Write([]byte(`{"errors":[{"status":400,"title":"Bad Request","detail":"invalid_client"}]}`))
 		}))
 		t.Cleanup(ts.Close)
-		c, err := New(Config{BaseURL: ts.URL, ClientID: "id", ClientSecret: "secret", MaxRetries: 3, retryWaitMin: time.Millisecond})
+		c, err := New(Config{BaseURL: ts.URL, ClientID: "id", ClientSecret: "secret", MaxRetries: 3, RetryWaitMin: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

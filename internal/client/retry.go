@@ -105,3 +105,200 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// retrier runs the one retry loop every request of a Client goes through,
+// resource and token requests alike: the retry policy, the answer to a 429
+// (the request budget's, budget.go) and to a 401 (a newer token).
+type retrier struct {
+	policy *retryPolicy
+	budget *budget
+	log    Logger
+}
+
+// call is one request as the retry loop sees it.
+type call struct {
+	method string
+	// shown is what logs and errors name: the path and query, or the token
+	// URL; logKey is the log field it goes in ("path", "token_url").
+	shown, logKey string
+	// noAnswer and retrying are the WARN line of a retry after no usable
+	// answer and the DEBUG line of any other retry.
+	noAnswer, retrying string
+	// traced: the request counts in the caller's Trace (resource requests;
+	// token requests are the Client's own).
+	traced bool
+	// tokens, for a request sent with the access token, lets a 401 be
+	// retried with a newer one; nil for the token request itself.
+	tokens *tokenManager
+	// try sends one attempt (attempt counts from 1).
+	try func(ctx context.Context, attempt int) tryResult
+	// giveUp is the request's error once retries are spent or may not go
+	// on; nil returns the last error as it is.
+	giveUp func(ctx context.Context, err error, attempts int, elapsed time.Duration) error
+}
+
+// tryResult is what one attempt got: the HTTP status (0 without an
+// answer), the Retry-After header, the generation of the access token sent
+// (0 if none was), and an error for anything but success.
+type tryResult struct {
+	status     int
+	retryAfter string
+	gen        int
+	err        error
+}
+
+// maxFreeRetries bounds the free retries (401 on a token older than the
+// newest) between two counted attempts, so that a service that revokes
+// tokens as fast as they come cannot keep a request looping for free.
+const maxFreeRetries = 3
+
+// isFinal reports whether err ends a request at once: a token request that
+// already retried on its own, or an answer whose decoder says it breaks
+// the contract (it will break it again).
+func isFinal(err error) bool {
+	var authErr *AuthError
+	var final interface{ Final() bool }
+	return errors.As(err, &authErr) || errors.As(err, &final) && final.Final()
+}
+
+// retryState is what the loop knows of one request across its attempts.
+type retryState struct {
+	began     time.Time
+	free      int // free retries since the last counted attempt
+	refused   int // 401s in a row on the newest token
+	throttled int // 429s to this request
+	last429   *APIError
+}
+
+// do sends r until it succeeds or may not go on.
+//
+// A 429 is the service asking the client to slow down, not a failure: the
+// request goes again once the budget lets it (see budget.go), and uses up
+// no retry. It ends only when the service has accepted nothing of this
+// client for the throttle patience, or ctx ends.
+//
+// A 401 on a token older than the newest one the client holds is retried at
+// once with the newest, for free: another request has already replaced it. A
+// 401 on the newest token drops it and retries with a new one (fetched once
+// for all the requests it failed); that counts as an attempt, so a service
+// that refuses every token ends the request after max_retries.
+func (rt *retrier) do(ctx context.Context, r call) error {
+	st := retryState{began: time.Now()}
+	var trace *Trace
+	if r.traced {
+		trace = traceOf(ctx)
+	}
+	for attempt, sent := 1, 0; ; attempt, sent = attempt+1, sent+1 {
+		if sent > 0 {
+			trace.retried()
+		}
+		res := r.try(ctx, attempt)
+		switch {
+		case res.err == nil:
+			return nil
+		case isFinal(res.err):
+			return res.err
+		case res.status == http.StatusTooManyRequests && ctx.Err() == nil:
+			trace.throttled429()
+			if err := rt.throttled(ctx, r, res, &st); err != nil {
+				return err
+			}
+			attempt-- // throttling uses up no retry
+			continue
+		case ctx.Err() != nil && st.last429 != nil && res.status == 0:
+			// The read's time ran out while the request waited for the
+			// store's rate limit: say so, not just "deadline exceeded".
+			tErr := rt.budget.throttledError(r.method, r.shown, st.throttled, st.last429)
+			tErr.Cause = ctx.Err()
+			return tErr
+		case res.status == http.StatusUnauthorized && r.tokens != nil && ctx.Err() == nil:
+			free, err := rt.unauthorized(ctx, r, res, attempt, &st)
+			if err != nil {
+				return err
+			}
+			if free {
+				attempt--
+			}
+			continue
+		}
+		st.free, st.refused = 0, 0
+		if err := rt.waitToRetry(ctx, r, attempt, res); err != nil {
+			return r.end(ctx, err, attempt, st.began)
+		}
+	}
+}
+
+// throttled is the loop's answer to a 429: nil to ask again once the
+// budget lets the request go, or the ThrottledError that ends it.
+func (rt *retrier) throttled(ctx context.Context, r call, res tryResult, st *retryState) error {
+	st.throttled++
+	errors.As(res.err, &st.last429)
+	if tErr := rt.budget.throttled(r.method, r.shown, st.began, st.throttled, res.retryAfter, st.last429); tErr != nil {
+		return tErr
+	}
+	rt.log.Debug(ctx, "throttled; asking again within the request budget", map[string]any{
+		"method": r.method, r.logKey: r.shown, "throttled_429": st.throttled, "budget_per_s": round1(rt.budget.rate()),
+	})
+	return nil
+}
+
+// unauthorized is the loop's answer to a 401 on attempt: a free retry with
+// the newer token another request already fetched, a counted retry with a
+// new one, or the error that ends the request once retries are spent.
+func (rt *retrier) unauthorized(ctx context.Context, r call, res tryResult, attempt int, st *retryState) (free bool, err error) {
+	if res.gen < r.tokens.Newest() && st.free < maxFreeRetries {
+		st.free++
+		rt.log.Debug(ctx, "retrying with a newer access token", map[string]any{
+			"method": r.method, r.logKey: r.shown, "attempt": attempt, "generation": res.gen,
+		})
+		return true, nil
+	}
+	st.free = 0
+	st.refused++
+	r.tokens.Invalidate(res.gen)
+	if attempt > rt.policy.maxRetries {
+		var apiErr *APIError
+		if errors.As(res.err, &apiErr) {
+			apiErr.Attempts = attempt
+			return false, &TokenRejectedError{Tokens: st.refused, Err: apiErr}
+		}
+		return false, r.end(ctx, res.err, attempt, st.began)
+	}
+	rt.log.Debug(ctx, "access token refused; retrying with a new one", map[string]any{
+		"method": r.method, r.logKey: r.shown, "attempt": attempt, "generation": res.gen, "reason": res.err.Error(),
+	})
+	return false, nil
+}
+
+// end is the error r gives up with.
+func (r call) end(ctx context.Context, err error, attempts int, began time.Time) error {
+	if r.giveUp == nil {
+		return err
+	}
+	return r.giveUp(ctx, err, attempts, time.Since(began))
+}
+
+// waitToRetry waits before the next attempt of r after res, or returns
+// res.err when it may not be retried. A failure without a usable answer is
+// logged at WARN (a user watching a run sees why it is slow), the
+// service's own answers (5xx) at DEBUG.
+func (rt *retrier) waitToRetry(ctx context.Context, r call, attempt int, res tryResult) error {
+	wait, retry := rt.policy.shouldRetry(ctx, attempt, res.status, res.retryAfter, res.err)
+	if !retry {
+		return res.err
+	}
+	var tErr *TransportError
+	if errors.As(res.err, &tErr) || noAnswer(res.err) {
+		rt.log.Warn(ctx, r.noAnswer, map[string]any{
+			"method": r.method, r.logKey: r.shown, "attempt": attempt, "cause": causeOf(res.err).Error(), "wait_ms": wait.Milliseconds(),
+		})
+	} else {
+		rt.log.Debug(ctx, r.retrying, map[string]any{
+			"method": r.method, r.logKey: r.shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": res.err.Error(),
+		})
+	}
+	if sleep(ctx, wait) != nil {
+		return res.err
+	}
+	return nil
+}

@@ -1,99 +1,56 @@
 package client
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"net/url"
-	"time"
-)
+import "net/http"
 
-// TransportError is a request that never got an answer the client could use:
-// connection failures, timeouts, truncated or undecodable bodies.
-type TransportError struct {
-	Method, Path string
-	// URL is the address requested (base_url, path and query); it never
-	// carries credentials. Empty in errors built by hand.
-	URL      string
-	Attempts int           // how many times the request was sent before giving up
-	Elapsed  time.Duration // from the first attempt until the client gave up
-	Err      error
+// The RoundTrippers every request of a Client goes through, outermost
+// first: userAgent names the provider; budgetTransport (budget.go) holds
+// the request back until the store's rate budget lets it go and feeds the
+// answer back into the budget; then the connection.
+
+type userAgent struct {
+	value string
+	next  http.RoundTripper
 }
 
-// Error says "could not reach URL (cause) after N attempts over T s"; a body
-// that arrived but could not be decoded keeps "METHOD path: malformed ...".
-func (e *TransportError) Error() string {
-	var malformed malformedError
-	if errors.As(e.Err, &malformed) {
-		msg := fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
-		if e.Attempts > 1 {
-			msg += " (gave up " + attemptsOver(e.Attempts, e.Elapsed) + ")"
+func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.value)
+	return u.next.RoundTrip(r)
+}
+
+// CloseIdleConnections passes http.Client.CloseIdleConnections on to the
+// transport, which the wrapper would otherwise hide.
+func (u userAgent) CloseIdleConnections() {
+	if c, ok := u.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// budgetTransport puts every request of a Client, the token request
+// included, under its budget, and feeds every answer back into it.
+type budgetTransport struct {
+	budget *budget
+	next   http.RoundTripper
+}
+
+func (t budgetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	sent, err := t.budget.wait(r.Context())
+	if err != nil {
+		if r.Body != nil {
+			r.Body.Close() // a RoundTripper closes the body, even on error
 		}
-		return msg
+		return nil, err
 	}
-	target := e.URL
-	if target == "" {
-		target = e.Path
+	resp, err := t.next.RoundTrip(r)
+	if err == nil {
+		t.budget.observe(r.Context(), sent, resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	msg := fmt.Sprintf("could not reach %s (%v)", target, causeOf(e.Err))
-	if e.Attempts > 0 {
-		msg += " " + attemptsOver(e.Attempts, e.Elapsed)
-	}
-	return msg
+	return resp, err
 }
 
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// attemptsOver is "after 6 attempts over 11.7 s".
-func attemptsOver(attempts int, elapsed time.Duration) string {
-	noun := "attempts"
-	if attempts == 1 {
-		noun = "attempt"
+// CloseIdleConnections passes http.Client.CloseIdleConnections on.
+func (t budgetTransport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
-	return fmt.Sprintf("after %d %s over %.1f s", attempts, noun, elapsed.Seconds())
-}
-
-// causeOf drops the *url.Error wrapper ("Get \"URL\": ..."), whose URL the
-// message already names, and keeps what went wrong, e.g. "dial tcp
-// 127.0.0.1:1: connect: connection refused".
-func causeOf(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) && ue.Err != nil {
-		return ue.Err
-	}
-	return err
-}
-
-// noAnswer reports whether err is a request that got no answer at all from
-// the server (connection refused, DNS, TLS, timeout), as opposed to an
-// answer the client could not use or a request its caller cancelled.
-func noAnswer(err error) bool {
-	var ue *url.Error
-	return errors.As(err, &ue) && !errors.Is(err, context.Canceled)
-}
-
-// finalError is the error get gives up with: attempts and elapsed time are
-// recorded in it, and a context that ended is named before the last error.
-func finalError(ctx context.Context, err error, attempts int, elapsed time.Duration) error {
-	var apiErr *APIError
-	var tErr *TransportError
-	switch {
-	case errors.As(err, &apiErr):
-		apiErr.Attempts = attempts
-	case errors.As(err, &tErr):
-		tErr.Attempts = attempts
-		tErr.Elapsed = elapsed
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		return fmt.Errorf("%w (last error: %v)", ctxErr, err)
-	}
-	return err
-}
-
-// warnRetry logs, at WARN, a request that got no usable answer and is about
-// to be sent again: a user watching a run sees why it is slow.
-func (c *Client) warnRetry(ctx context.Context, shown string, attempt int, wait time.Duration, err error) {
-	c.cfg.Logger.Warn(ctx, "request got no usable answer; retrying", map[string]any{
-		"method": "GET", "path": shown, "attempt": attempt, "cause": causeOf(err).Error(), "wait_ms": wait.Milliseconds(),
-	})
 }

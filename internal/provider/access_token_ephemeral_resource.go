@@ -24,7 +24,7 @@ const defaultMinLifetime = 10 * time.Minute
 // provider's own access token, for the tools beside it in the same run,
 // never written to plan or state.
 type accessTokenResource struct {
-	client *client.Client
+	client *service
 }
 
 var _ ephemeral.EphemeralResourceWithConfigure = (*accessTokenResource)(nil)
@@ -100,7 +100,7 @@ func (r *accessTokenResource) Open(ctx context.Context, req ephemeral.OpenReques
 		// The validator checked it.
 		minLifetime, _ = time.ParseDuration(m.MinLifetime.ValueString())
 	}
-	tok, err := r.client.AccessToken(ctx, minLifetime)
+	tok, err := r.client.transport.AccessToken(ctx, minLifetime)
 	var short *client.TokenLifetimeError
 	switch {
 	case errors.As(err, &short):

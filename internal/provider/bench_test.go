@@ -32,8 +32,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 type peakHeap struct {
@@ -164,19 +166,19 @@ func clearBenchEnv(b *testing.B) {
 // timer, for the state-building benchmarks. The emulator is closed on return
 // rather than at cleanup, so that its records do not count in the
 // benchmarks' heap.
-func benchOrders(b *testing.B, n int) []client.Order {
+func benchOrders(b *testing.B, n int) []commerce.Order {
 	b.Helper()
 	srv, err := emulator.Start(emulator.Options{Orders: n, Files: -1, Accounts: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	c, err := client.New(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret})
+	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	recs := make([]client.Order, 0, n)
-	if _, err := client.List(context.Background(), c, client.Orders, client.ListQuery{}, func(o client.Order) error {
+	recs := make([]commerce.Order, 0, n)
+	if _, _, err := list(context.Background(), s, commerce.Orders, listing.Query{}, func(o commerce.Order) error {
 		recs = append(recs, o)
 		return nil
 	}); err != nil {
@@ -190,7 +192,7 @@ func benchOrders(b *testing.B, n int) []client.Order {
 func emptyOrdersState(b *testing.B) tfsdk.State {
 	b.Helper()
 	ctx := context.Background()
-	d := &typedListDataSource[client.Order]{rt: orderType}
+	d := &typedListDataSource[commerce.Order]{rt: orderType}
 	var resp datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &resp)
 	return tfsdk.State{Schema: resp.Schema, Raw: nullObject(resp.Schema.Type().TerraformType(ctx), nil)}
@@ -198,7 +200,7 @@ func emptyOrdersState(b *testing.B) tfsdk.State {
 
 // buildState builds the state of a commerce_orders read from records with
 // the framework values the reference Read builds (list_state_test.go).
-func buildState(b *testing.B, recs []client.Order) tfsdk.State {
+func buildState(b *testing.B, recs []commerce.Order) tfsdk.State {
 	state := emptyOrdersState(b)
 	typ, ok := state.Raw.Type().(tftypes.Object)
 	if !ok {
@@ -243,7 +245,7 @@ func BenchmarkOrdersState(b *testing.B) {
 		})
 		// direct is what the server does instead of build and msgpack.
 		b.Run(fmt.Sprintf("direct/N=%d", n), func(b *testing.B) {
-			d := &typedListDataSource[client.Order]{rt: orderType}
+			d := &typedListDataSource[commerce.Order]{rt: orderType}
 			config := emptyOrdersState(b).Raw
 			if err := d.prepareDirect(config.Type()); err != nil {
 				b.Fatal(err)
@@ -252,7 +254,7 @@ func BenchmarkOrdersState(b *testing.B) {
 			b.ReportAllocs()
 			sampler := samplePeakHeap(2 * time.Millisecond)
 			for b.Loop() {
-				c := &msgpackCollector[client.Order]{enc: d.encoder, includeRecords: true}
+				c := &msgpackCollector[commerce.Order]{enc: d.encoder, includeRecords: true}
 				for _, o := range recs {
 					_ = c.add(o)
 				}
@@ -278,7 +280,7 @@ func BenchmarkOrdersState(b *testing.B) {
 // to measure what the framework does around Read (copies, semantic
 // equality, null-block reification, msgpack) apart from the provider.
 type fixedOrders struct {
-	typedListDataSource[client.Order]
+	typedListDataSource[commerce.Order]
 	state tftypes.Value
 }
 
@@ -318,7 +320,7 @@ func BenchmarkFrameworkOverhead(b *testing.B) {
 				case "ids_only":
 					st.Raw = withNullRecords(b, st.Raw)
 				}
-				ds := &fixedOrders{typedListDataSource: typedListDataSource[client.Order]{rt: orderType}, state: st.Raw}
+				ds := &fixedOrders{typedListDataSource: typedListDataSource[commerce.Order]{rt: orderType}, state: st.Raw}
 				server, err := providerserver.NewProtocol6WithError(&fixedProvider{ds: ds})()
 				if err != nil {
 					b.Fatal(err)

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
 // filterTable renders the capability table's filter attributes with their
 // operators, for schema descriptions and docs.
-func filterTable(r client.Resource) string {
+func filterTable(r commerce.Resource) string {
 	parts := make([]string, 0, len(r.Filters))
 	for _, name := range r.FilterAttributeNames() {
 		parts = append(parts, fmt.Sprintf("`%s` (%s)", name, r.Filters[name].OpNames()))
@@ -19,7 +19,7 @@ func filterTable(r client.Resource) string {
 
 // sortNote says who sorts: the service, or the provider after listing
 // everything.
-func sortNote(r client.Resource) string {
+func sortNote(r commerce.Resource) string {
 	var b strings.Builder
 	if len(r.ServiceSorts) > 0 {
 		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come in the service's order. ", backticks(r.ServiceSorts))
@@ -33,8 +33,8 @@ func sortNote(r client.Resource) string {
 
 // howListed explains, per data source, what the service can do and how the
 // provider reaches every record.
-func howListed(r client.Resource) string {
-	limit := thousands(client.OffsetLimit)
+func howListed(r commerce.Resource) string {
+	limit := thousands(commerce.OffsetLimit)
 	switch {
 	case len(r.ServiceSorts) == 0:
 		return fmt.Sprintf("**How it lists.** The service cannot sort %s and filters them only on %s. "+

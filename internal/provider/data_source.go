@@ -11,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // defaultReadTimeout bounds a whole listing when timeouts.read is not set:
@@ -68,14 +66,14 @@ func backticks(items []string) string {
 // configureClient takes the provider's client from the ProviderData of a
 // data source's or an ephemeral resource's ConfigureRequest. It is nil
 // before the provider is configured (e.g. during validation).
-func configureClient(providerData any, dst **client.Client) diag.Diagnostics {
+func configureClient(providerData any, dst **service) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if providerData == nil {
 		return diags
 	}
-	c, ok := providerData.(*client.Client)
+	c, ok := providerData.(*service)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *client.Client, got %T; this is a bug in the provider, please report it", providerData))
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *service, got %T; this is a bug in the provider, please report it", providerData))
 		return diags
 	}
 	*dst = c

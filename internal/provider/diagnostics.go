@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // errorDiagnostic turns a client error into a diagnostic that carries the
@@ -17,14 +19,14 @@ import (
 func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnostic {
 	var (
 		authErr   *client.AuthError
-		limitErr  *client.OffsetLimitError
-		unlisted  *client.UnlistableError
+		limitErr  *listing.OffsetLimitError
+		unlisted  *listing.UnlistableError
 		rejected  *client.TokenRejectedError
 		apiErr    *client.APIError
-		protoErr  *client.ProtocolError
+		protoErr  *commerce.ProtocolError
 		transport *client.TransportError
 		throttled *client.ThrottledError
-		tooLarge  *client.FilterLimitError
+		tooLarge  *listing.FilterLimitError
 	)
 	switch {
 	case errors.As(err, &throttled): // before the deadline: it says why time ran out
@@ -103,7 +105,7 @@ func authDiagnostic(err *client.AuthError) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Authentication failed", detail)
 }
 
-func offsetLimitDiagnostic(err *client.OffsetLimitError) diag.Diagnostic {
+func offsetLimitDiagnostic(err *listing.OffsetLimitError) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot list past the service's offset limit",
 		fmt.Sprintf("%d %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
 			"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+

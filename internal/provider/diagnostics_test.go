@@ -17,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // badFilter is the service's answer to a filter it cannot parse.
@@ -109,14 +111,14 @@ func TestErrorDiagnostic(t *testing.T) {
 		detail:  []string{"Status:  401 Unauthorized", "(3 in a row, each the newest issued)", "has access to this store", "base_url is the store's API address"},
 	}, {
 		name:    "offset limit",
-		err:     &client.OffsetLimitError{Resource: "orders", OffsetLimit: 10000, Total: 25000, Listed: 10000, Err: badFilter()},
+		err:     &listing.OffsetLimitError{Resource: "orders", OffsetLimit: 10000, Total: 25000, Listed: 10000, Err: badFilter()},
 		summary: "Cannot list past the service's offset limit",
 		detail: []string{"25000 orders match", "serves at most 10000 of them by page offset", "(10000 were listed before it stopped)",
 			"does not return a truncated list", "The service said: Request: GET /v2/orders?filter=eq(colour,red)",
 			"so that at most 10000 records match", "ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z)", "max_results"},
 	}, {
 		name:    "unlistable",
-		err:     fmt.Errorf("listing: %w", &client.UnlistableError{Resource: "files", Total: 10001, OffsetLimit: 10000, Reason: "10001 files have file_size = 512", Fix: "narrow the filter"}),
+		err:     fmt.Errorf("listing: %w", &listing.UnlistableError{Resource: "files", Total: 10001, OffsetLimit: 10000, Reason: "10001 files have file_size = 512", Fix: "narrow the filter"}),
 		summary: "Cannot list every file",
 		detail:  []string{"Could not list orders completely: 10001 files have file_size = 512. The provider does not return a truncated list.\n\nTo fix it, narrow the filter."},
 	}, {
@@ -183,7 +185,7 @@ func TestErrorDiagnostic(t *testing.T) {
 		not:     []string{"The service's last answer"},
 	}, {
 		name:    "protocol",
-		err:     &client.ProtocolError{Method: "GET", Path: "/v2/orders?page[offset]=100", Problem: "results.total changed from 250 to 251"},
+		err:     &commerce.ProtocolError{Method: "GET", Path: "/v2/orders?page[offset]=100", Problem: "results.total changed from 250 to 251"},
 		summary: "Unexpected response from the service",
 		detail:  []string{"Could not list orders, because the provider cannot vouch for a complete and correct result", "results.total changed from 250 to 251"},
 	}, {

@@ -1,12 +1,11 @@
 package provider
 
 import (
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // NewFileDataSource is commerce_file: one file by id, by a unique attribute, or by a filter.
 func NewFileDataSource() datasource.DataSource {
-	return &lookupDataSource[client.File]{rt: fileType}
+	return &lookupDataSource[commerce.File]{rt: fileType}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -24,8 +24,8 @@ import (
 // What the endpoint can do comes from the capability table where the path
 // is in it, else from a probe of the service at the first read.
 type listDataSource struct {
-	client  *client.Client
-	encoder recordEncoder[client.Generic]
+	client  *service
+	encoder recordEncoder[commerce.Generic]
 }
 
 // recordsAttribute holds commerce_list's records.
@@ -33,11 +33,11 @@ const recordsAttribute = "records"
 
 // genericType is how a record of any endpoint maps to Terraform: what
 // every JSON:API record has, and its JSON (always kept).
-var genericType = recordType[client.Generic]{
-	kind: client.GenericKind(client.Resource{Name: recordsAttribute}),
+var genericType = recordType[commerce.Generic]{
+	kind: commerce.GenericKind(commerce.Resource{Name: recordsAttribute}),
 	fields: recordFields(
-		updatedAt[client.Generic](),
-		stringField("type", "The record's JSON:API `type`, e.g. `customer`; null when it has none.", func(g client.Generic) string { return g.Type }),
+		updatedAt[commerce.Generic](),
+		stringField("type", "The record's JSON:API `type`, e.g. `customer`; null when it has none.", func(g commerce.Generic) string { return g.Type }),
 	),
 }
 
@@ -96,7 +96,7 @@ func (d *listDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: fmt.Sprintf("Lists every record of any list endpoint of the service, in the requested order, however many there are, "+
 			"with the same paging, retries and completeness as the typed data sources: past the service's %s-record offset limit wherever the endpoint sorts and filters by `created_at`, "+
-			"and a clear error naming the limit where nothing can reach further.\n\n%s", thousands(client.OffsetLimit), probeNote()),
+			"and a clear error naming the limit where nothing can reach further.\n\n%s", thousands(commerce.OffsetLimit), probeNote()),
 		Attributes: attrs,
 		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
 	}
@@ -114,11 +114,11 @@ func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.Vali
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("path"), &p)...)
 	in, diags := getListInputs(ctx, req.Config, false)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || p.IsUnknown() || client.ValidateListPath(p.ValueString()) != nil {
+	if resp.Diagnostics.HasError() || p.IsUnknown() || commerce.ValidateListPath(p.ValueString()) != nil {
 		// The path's own validator reports a bad path.
 		return
 	}
-	r, known := client.ResourceForPath(p.ValueString())
+	r, known := commerce.ResourceForPath(p.ValueString())
 	rules, example := rulesFor(r, known)
 	_, diags = in.expression(ctx, rules, example, p.ValueString())
 	resp.Diagnostics.Append(diags...)
@@ -126,13 +126,13 @@ func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.Vali
 	if !known && !resp.Diagnostics.HasError() && (!in.Filter.IsNull() || !in.Where.IsNull()) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("filter"), "Filter attributes not checked",
 			fmt.Sprintf("The provider does not know which attributes %s filters on, so it checked only the filter's grammar; the service checks the attributes when the data source is read. "+
-				"Paths whose attributes are checked at plan time: %s.", p.ValueString(), backticks(client.KnownPaths())))
+				"Paths whose attributes are checked at plan time: %s.", p.ValueString(), backticks(commerce.KnownPaths())))
 	}
 }
 
 // rulesFor are the filter rules and an example for an endpoint: its row of
 // the capability table, or none (grammar only) for a path it lacks.
-func rulesFor(r client.Resource, known bool) (*client.Resource, string) {
+func rulesFor(r commerce.Resource, known bool) (*commerce.Resource, string) {
 	if !known {
 		return nil, "eq(name,example)"
 	}
@@ -140,7 +140,7 @@ func rulesFor(r client.Resource, known bool) (*client.Resource, string) {
 }
 
 // exampleFilter is a valid filter expression for a known endpoint.
-func exampleFilter(r client.Resource) string {
+func exampleFilter(r commerce.Resource) string {
 	if f, ok := r.Filters["created_at"]; ok && f.Allows(filter.Ge) {
 		return "ge(created_at," + exampleTimestamp + ")"
 	}
@@ -151,7 +151,7 @@ func exampleFilter(r client.Resource) string {
 }
 
 // checkSort reports a sort the endpoint at p does not offer.
-func checkSort(sort types.String, p string, r client.Resource, known bool) diag.Diagnostics {
+func checkSort(sort types.String, p string, r commerce.Resource, known bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if sort.IsNull() || sort.IsUnknown() {
 		return diags
@@ -169,30 +169,30 @@ func checkSort(sort types.String, p string, r client.Resource, known bool) diag.
 
 // target is what a read of cfg lists: the table's row for the path, else
 // what a probe of the service finds (once per provider run).
-func (d *listDataSource) target(ctx context.Context, c *client.Client, cfg tfsdk.Config, in listInputs) (listTarget[client.Generic], diag.Diagnostics) {
+func (d *listDataSource) target(ctx context.Context, c *service, cfg tfsdk.Config, in listInputs) (listTarget[commerce.Generic], diag.Diagnostics) {
 	var p types.String
 	diags := cfg.GetAttribute(ctx, path.Root("path"), &p)
 	if diags.HasError() {
-		return listTarget[client.Generic]{}, diags
+		return listTarget[commerce.Generic]{}, diags
 	}
-	if err := client.ValidateListPath(p.ValueString()); err != nil {
+	if err := commerce.ValidateListPath(p.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error())
-		return listTarget[client.Generic]{}, diags
+		return listTarget[commerce.Generic]{}, diags
 	}
-	r, known, err := c.ResourceFor(ctx, p.ValueString())
+	r, known, err := c.engine.ResourceFor(ctx, p.ValueString())
 	if err != nil {
 		diags.Append(errorDiagnostic(ctx, "find out how to list "+p.ValueString(), err))
-		return listTarget[client.Generic]{}, diags
+		return listTarget[commerce.Generic]{}, diags
 	}
 	diags.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
 	rules, example := rulesFor(r, known)
-	return listTarget[client.Generic]{kind: client.GenericKind(r), rules: rules, example: example, records: recordsAttribute}, diags
+	return listTarget[commerce.Generic]{kind: commerce.GenericKind(r), rules: rules, example: example, records: recordsAttribute}, diags
 }
 
 // readDirect reads cfg into its msgpack state (see list_read.go). Every
 // record keeps its JSON: getListInputs sets include_json, which the schema
 // lacks.
-func (d *listDataSource) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+func (d *listDataSource) readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
 	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
 	defer cancel()
 	if diags.HasError() {
@@ -229,20 +229,20 @@ func (listPathValidator) ValidateString(_ context.Context, req validator.StringR
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if err := client.ValidateListPath(req.ConfigValue.ValueString()); err != nil {
+	if err := commerce.ValidateListPath(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid path", err.Error()+".")
 	}
 }
 
 // knownPathsNote lists the paths whose capabilities the provider knows.
 func knownPathsNote() string {
-	return "The provider knows what these endpoints can do: " + backticks(client.KnownPaths()) + "; any other is asked once per run (see below)."
+	return "The provider knows what these endpoints can do: " + backticks(commerce.KnownPaths()) + "; any other is asked once per run (see below)."
 }
 
 // probeNote explains how an endpoint the provider does not know is listed.
 func probeNote() string {
-	limit := thousands(client.OffsetLimit)
-	return "**How it lists.** For a path in the provider's capability table (" + backticks(client.KnownPaths()) + ") it lists exactly as the typed data sources do. " +
+	limit := thousands(commerce.OffsetLimit)
+	return "**How it lists.** For a path in the provider's capability table (" + backticks(commerce.KnownPaths()) + ") it lists exactly as the typed data sources do. " +
 		"For any other path it first asks the service, with at most two requests once per run: whether the endpoint sorts by `created_at` (a refusal, or a first page out of order, means no) " +
 		"and whether it filters `created_at` by range. Where both hold, it reads keyset windows on `created_at`, past the offset limit. " +
 		"Otherwise it reads offset pages in the service's own order and sorts the records itself: complete up to " + limit + " matches; " +

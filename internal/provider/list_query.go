@@ -10,8 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // listInputs are the list data source's arguments.
@@ -50,8 +51,8 @@ func (in listInputs) includeRecords() bool {
 
 // query is the listing the inputs ask for, with expr (from expression) as
 // its filter; Read adds the callbacks.
-func (in listInputs) query(expr string) client.ListQuery {
-	return client.ListQuery{
+func (in listInputs) query(expr string) listing.Query {
+	return listing.Query{
 		Filter:      expr,
 		Sort:        in.Sort.ValueString(),
 		MaxResults:  int(in.MaxResults.ValueInt64()),
@@ -63,9 +64,9 @@ func (in listInputs) query(expr string) client.ListQuery {
 
 // expression combines filter and where into the filter the service gets,
 // and checks it against the service's limits: at most filter.MaxTerms
-// terms, and a request of at most client.MaxRequestBytes to listPath.
+// terms, and a request of at most commerce.MaxRequestBytes to listPath.
 // Parts unknown at plan time are skipped (validation runs again at read).
-func (in listInputs) expression(ctx context.Context, r *client.Resource, example, listPath string) (expr string, diags diag.Diagnostics) {
+func (in listInputs) expression(ctx context.Context, r *commerce.Resource, example, listPath string) (expr string, diags diag.Diagnostics) {
 	known := true
 	var filterText string
 	var filterExpr, whereExpr filter.Expr
@@ -126,10 +127,10 @@ func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
 // be longer than the service takes.
 func checkRequestLength(at path.Path, listPath, expr, sort string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if n := client.ListRequestLength(listPath, expr, sort); n > client.MaxRequestBytes {
+	if n := listing.ListRequestLength(listPath, expr, sort); n > commerce.MaxRequestBytes {
 		diags.AddAttributeError(at, "Filter too long for one request",
 			fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes. "+
-				"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, client.MaxRequestBytes))
+				"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, commerce.MaxRequestBytes))
 	}
 	return diags
 }
@@ -138,7 +139,7 @@ var objectAsOptions = basetypes.ObjectAsOptions{}
 
 // whereFilterTerms are the filter terms of the where elements that are known and
 // valid; known is false when any element is unknown at plan time.
-func whereFilterTerms(ctx context.Context, where types.List, r *client.Resource, example string) (terms filter.Expr, known bool, diags diag.Diagnostics) {
+func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Resource, example string) (terms filter.Expr, known bool, diags diag.Diagnostics) {
 	known = true
 	var wheres []types.Object
 	diags.Append(where.ElementsAs(ctx, &wheres, false)...)

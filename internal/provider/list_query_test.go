@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 var whereAttrTypes = map[string]attr.Type{
@@ -80,7 +80,7 @@ func TestExpression(t *testing.T) {
 		{"filter checked", listInputs{Filter: types.StringValue("eq(colour,red)"), Where: nullWhere}, "eq(colour,red)",
 			[]wantDiag{errorAt("filter", "Unknown filter attribute")}},
 		{"too long", listInputs{Filter: types.StringValue(long), Where: tooLong}, longBoth,
-			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", client.ListRequestLength("/v2/orders", longBoth, "created_at")), "at most 8192 bytes")}},
+			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", listing.ListRequestLength("/v2/orders", longBoth, "created_at")), "at most 8192 bytes")}},
 		{"too long once URL-encoded", listInputs{Filter: types.StringNull(), Where: wheres(&whereModel{Attribute: types.StringValue("external_ref"), Op: types.StringValue("eq"),
 			Value: types.StringValue(strings.Repeat("(", 3000)), Values: noValues})}, `eq(external_ref,"` + strings.Repeat("(", 3000) + `")`,
 			[]wantDiag{errorAt("where", "Filter too long for one request", "about 200 ids")}},
@@ -104,7 +104,7 @@ func TestExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expr, diags := tc.in.expression(ctx, &client.OrdersResource, orderType.example, client.OrdersResource.Path)
+			expr, diags := tc.in.expression(ctx, &commerce.OrdersResource, orderType.example, commerce.OrdersResource.Path)
 			if expr != tc.expr {
 				t.Errorf("expression = %q, want %q", expr, tc.expr)
 			}
@@ -170,14 +170,14 @@ func ids(t *testing.T, v tftypes.Value) []string {
 	return out
 }
 
-func order(id string) client.Order {
-	return client.Order{Common: client.Common{ID: id, JSON: `{"id":"` + id + `"}`}, Status: "complete"}
+func order(id string) commerce.Order {
+	return commerce.Order{Common: commerce.Common{ID: id, JSON: `{"id":"` + id + `"}`}, Status: "complete"}
 }
 
 func TestCollector(t *testing.T) {
 	shape := ordersShape(t)
-	collect := func(includeRecords bool, listed, late []string) *valueCollector[client.Order] {
-		c := &valueCollector[client.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
+	collect := func(includeRecords bool, listed, late []string) *valueCollector[commerce.Order] {
+		c := &valueCollector[commerce.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
 		for _, id := range listed {
 			if err := c.add(order(id)); err != nil {
 				t.Fatal(err)
@@ -237,7 +237,7 @@ func TestCollector(t *testing.T) {
 			}
 		})
 	}
-	if err := collect(true, nil, nil).addLate(client.File{}); err == nil || !strings.Contains(err.Error(), "late record of type client.File") {
+	if err := collect(true, nil, nil).addLate(commerce.File{}); err == nil || !strings.Contains(err.Error(), "late record of type commerce.File") {
 		t.Errorf("late file in an orders listing: %v", err)
 	}
 }

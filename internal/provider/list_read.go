@@ -18,22 +18,22 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // listTarget is what a read lists, and what its filter is checked against.
-type listTarget[T client.Record] struct {
-	kind client.Kind[T]
+type listTarget[T commerce.Record] struct {
+	kind commerce.Kind[T]
 	// rules are the filter attributes the terms are checked against; nil
 	// for an endpoint the capability table does not know (the grammar only).
-	rules   *client.Resource
+	rules   *commerce.Resource
 	example string
 	// records is the state attribute that holds the records.
 	records string
@@ -41,7 +41,7 @@ type listTarget[T client.Record] struct {
 
 // openListRead reads a list data source's inputs and bounds ctx by its
 // timeouts.read; the caller calls cancel.
-func openListRead(ctx context.Context, c *client.Client, cfg tfsdk.Config) (context.Context, context.CancelFunc, listInputs, diag.Diagnostics) {
+func openListRead(ctx context.Context, c *service, cfg tfsdk.Config) (context.Context, context.CancelFunc, listInputs, diag.Diagnostics) {
 	in, diags := getListInputs(ctx, cfg, hasAttribute(cfg, "include_json"))
 	ctx, cancel, more := withReadTimeout(ctx, cfg)
 	diags.Append(more...)
@@ -53,7 +53,7 @@ func openListRead(ctx context.Context, c *client.Client, cfg tfsdk.Config) (cont
 
 // readList lists what in asks of t and returns the data source's state:
 // config with ids, total and the records filled in, as msgpack.
-func readList[T client.Record](ctx context.Context, c *client.Client, config tftypes.Value, in listInputs, t listTarget[T], enc recordEncoder[T]) ([]byte, diag.Diagnostics) {
+func readList[T commerce.Record](ctx context.Context, c *service, config tftypes.Value, in listInputs, t listTarget[T], enc recordEncoder[T]) ([]byte, diag.Diagnostics) {
 	col := &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
 	stats, diags := listRecords(ctx, c, in, t, col.add, col.addLate)
 	if diags.HasError() {
@@ -68,11 +68,11 @@ func readList[T client.Record](ctx context.Context, c *client.Client, config tft
 
 // listRecords runs the listing in asks of t, handing the records to add
 // in result order and those that moved ahead of them while it ran to
-// addLate (see client.ListQuery.Late).
-func listRecords[T client.Record](ctx context.Context, c *client.Client, in listInputs, t listTarget[T], add func(T) error, addLate func(client.Record) error) (client.ListStats, diag.Diagnostics) {
+// addLate (see listing.Query.Late).
+func listRecords[T commerce.Record](ctx context.Context, c *service, in listInputs, t listTarget[T], add func(T) error, addLate func(commerce.Record) error) (listing.Stats, diag.Diagnostics) {
 	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
 	if diags.HasError() {
-		return client.ListStats{}, diags
+		return listing.Stats{}, diags
 	}
 	q := in.query(expr)
 	q.Progress = func(listed, total int) {
@@ -80,10 +80,10 @@ func listRecords[T client.Record](ctx context.Context, c *client.Client, in list
 	}
 	q.Late = addLate
 	start := time.Now()
-	stats, err := client.List(ctx, c, t.kind, q, add)
+	stats, requests, err := list(ctx, c, t.kind, q, add)
 	tflog.Info(ctx, "listing finished", map[string]any{
 		"resource": t.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
-		"requests": stats.Requests, "retries": stats.Retries, "throttled_429": stats.Throttled, "budget_per_s": stats.Budget,
+		"requests": requests.Requests, "retries": requests.Retries, "throttled_429": requests.Throttled, "budget_per_s": requests.Budget,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
 	if err != nil {
@@ -94,7 +94,7 @@ func listRecords[T client.Record](ctx context.Context, c *client.Client, in list
 
 // readThroughDirect is the framework's Read of a list data source: r's
 // readDirect, its state decoded into the framework's value.
-func readThroughDirect(ctx context.Context, r directReader, c *client.Client, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func readThroughDirect(ctx context.Context, r directReader, c *service, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	typ := req.Config.Raw.Type()
 	// The server prepares its shared instance once; the framework makes a
 	// new one for every read.

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // A list data source's state is written as msgpack while the listing runs
@@ -16,7 +15,7 @@ import (
 
 // encoderFor derives the encoder of the records held in the attribute
 // records of a list data source whose schema has the Terraform type typ.
-func encoderFor[T client.Record](typ tftypes.Type, records string, rt recordType[T]) (recordEncoder[T], error) {
+func encoderFor[T commerce.Record](typ tftypes.Type, records string, rt recordType[T]) (recordEncoder[T], error) {
 	shape, ok := listStateShapeOf(typ, records)
 	if !ok {
 		return recordEncoder[T]{}, fmt.Errorf("schema type %s has no list of %s objects", typ, records)
@@ -41,7 +40,7 @@ func listStateShapeOf(t tftypes.Type, records string) (listStateShape, bool) {
 
 // msgpackCollector writes each record's msgpack as the listing hands it
 // over, so that neither the typed records nor any value tree outlive it.
-type msgpackCollector[T client.Record] struct {
+type msgpackCollector[T commerce.Record] struct {
 	enc                         recordEncoder[T]
 	includeJSON, includeRecords bool
 	ids, records                chunkWriter
@@ -54,7 +53,7 @@ func (c *msgpackCollector[T]) add(rec T) error {
 	return nil
 }
 
-func (c *msgpackCollector[T]) addLate(late client.Record) error {
+func (c *msgpackCollector[T]) addLate(late commerce.Record) error {
 	rec, ok := late.(T)
 	if !ok {
 		return fmt.Errorf("internal error: late record of type %T", late)

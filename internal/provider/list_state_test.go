@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
 // The reference the direct state is held to: the framework's own values
@@ -21,7 +21,7 @@ import (
 
 // valueCollector turns records into Terraform values as the listing delivers them,
 // so that the provider never holds a listing twice.
-type valueCollector[T client.Record] struct {
+type valueCollector[T commerce.Record] struct {
 	rt                          recordType[T]
 	elem                        tftypes.Object
 	includeJSON, includeRecords bool
@@ -36,7 +36,7 @@ func (c *valueCollector[T]) add(rec T) error {
 	return nil
 }
 
-func (c *valueCollector[T]) addLate(late client.Record) error {
+func (c *valueCollector[T]) addLate(late commerce.Record) error {
 	rec, ok := late.(T)
 	if !ok {
 		return fmt.Errorf("internal error: late record of type %T", late)
@@ -78,15 +78,15 @@ func (c *valueCollector[T]) computed(shape listStateShape, records string, total
 
 // recordSink receives a listing's records: add in result order, addLate
 // those that moved ahead of them while it ran.
-type recordSink[T client.Record] interface {
+type recordSink[T commerce.Record] interface {
 	add(T) error
-	addLate(client.Record) error
+	addLate(commerce.Record) error
 }
 
 // referenceRead is a list data source's Read through the framework's
 // values: the same inputs, target and listing as readDirect, with the
 // records collected by valueCollector.
-func referenceRead[T client.Record](ctx context.Context, c *client.Client, rt recordType[T], req datasource.ReadRequest, resp *datasource.ReadResponse,
+func referenceRead[T commerce.Record](ctx context.Context, c *service, rt recordType[T], req datasource.ReadRequest, resp *datasource.ReadResponse,
 	target func(context.Context, listInputs) (listTarget[T], bool),
 ) {
 	ctx, cancel, in, diags := openListRead(ctx, c, req.Config)
@@ -118,7 +118,7 @@ func referenceRead[T client.Record](ctx context.Context, c *client.Client, rt re
 	resp.State.Raw = state
 }
 
-type referenceTypedList[T client.Record] struct{ *typedListDataSource[T] }
+type referenceTypedList[T commerce.Record] struct{ *typedListDataSource[T] }
 
 func (d referenceTypedList[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	referenceRead(ctx, d.client, d.rt, req, resp, func(context.Context, listInputs) (listTarget[T], bool) { return d.target(), true })
@@ -127,7 +127,7 @@ func (d referenceTypedList[T]) Read(ctx context.Context, req datasource.ReadRequ
 type referenceList struct{ *listDataSource }
 
 func (d referenceList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	referenceRead(ctx, d.client, genericType, req, resp, func(ctx context.Context, in listInputs) (listTarget[client.Generic], bool) {
+	referenceRead(ctx, d.client, genericType, req, resp, func(ctx context.Context, in listInputs) (listTarget[commerce.Generic], bool) {
 		t, diags := d.target(ctx, d.client, req.Config, in)
 		resp.Diagnostics.Append(diags...)
 		return t, !diags.HasError()
@@ -143,12 +143,12 @@ func (p referenceProvider) DataSources(ctx context.Context) []func() datasource.
 	for _, newDataSource := range p.commerceProvider.DataSources(ctx) {
 		out = append(out, func() datasource.DataSource {
 			switch d := newDataSource().(type) {
-			case *typedListDataSource[client.Order]:
-				return referenceTypedList[client.Order]{d}
-			case *typedListDataSource[client.File]:
-				return referenceTypedList[client.File]{d}
-			case *typedListDataSource[client.Account]:
-				return referenceTypedList[client.Account]{d}
+			case *typedListDataSource[commerce.Order]:
+				return referenceTypedList[commerce.Order]{d}
+			case *typedListDataSource[commerce.File]:
+				return referenceTypedList[commerce.File]{d}
+			case *typedListDataSource[commerce.Account]:
+				return referenceTypedList[commerce.Account]{d}
 			case *listDataSource:
 				return referenceList{d}
 			default:

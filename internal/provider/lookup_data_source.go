@@ -13,21 +13,23 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // lookupDataSource is the one implementation behind commerce_order,
 // commerce_file and commerce_account: one record by id, by a unique
 // attribute, or by a filter that must match exactly one record.
-type lookupDataSource[T client.Record] struct {
+type lookupDataSource[T commerce.Record] struct {
 	rt     recordType[T]
-	client *client.Client
+	client *service
 }
 
 var (
-	_ datasource.DataSourceWithConfigure        = (*lookupDataSource[client.Order])(nil)
-	_ datasource.DataSourceWithValidateConfig   = (*lookupDataSource[client.Order])(nil)
-	_ datasource.DataSourceWithConfigValidators = (*lookupDataSource[client.Order])(nil)
+	_ datasource.DataSourceWithConfigure        = (*lookupDataSource[commerce.Order])(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*lookupDataSource[commerce.Order])(nil)
+	_ datasource.DataSourceWithConfigValidators = (*lookupDataSource[commerce.Order])(nil)
 )
 
 // selectors are the arguments that pick the record: id, the unique keys,
@@ -146,7 +148,7 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON bool) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	r := d.rt.kind.Resource
-	rec, err := client.Get(ctx, d.client, d.rt.kind, id, includeJSON)
+	rec, err := listing.Lookup(ctx, d.client.engine, d.rt.kind, id, includeJSON)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
@@ -163,7 +165,7 @@ func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, 
 	expr, searched := lookupFilter(name, value)
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
-	stats, err := client.List(ctx, d.client, d.rt.kind, client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON},
+	stats, _, err := list(ctx, d.client, d.rt.kind, listing.Query{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON},
 		func(t T) error { found = append(found, t); return nil })
 	if err != nil {
 		var zero T
@@ -186,7 +188,7 @@ func lookupFilter(name, value string) (expr, searched string) {
 // onlyMatch is the one record a search found, or the error that says it
 // found none or several. total is the service's count of matches; lister
 // is the data source that lists them all.
-func onlyMatch[T client.Record](r client.Resource, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
+func onlyMatch[T commerce.Record](r commerce.Resource, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
 	switch {

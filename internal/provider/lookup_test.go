@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -26,7 +26,7 @@ func configOf(t *testing.T, ds datasource.DataSource, set map[string]tftypes.Val
 }
 
 func TestLookupSelected(t *testing.T) {
-	ds := &lookupDataSource[client.Order]{rt: orderType}
+	ds := &lookupDataSource[commerce.Order]{rt: orderType}
 	unknown := tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 	cases := []struct {
 		name       string
@@ -57,7 +57,7 @@ func TestLookupSelected(t *testing.T) {
 }
 
 func TestLookupSelectors(t *testing.T) {
-	ds := &lookupDataSource[client.Account]{rt: accountType}
+	ds := &lookupDataSource[commerce.Account]{rt: accountType}
 	got := backticks(ds.selectors())
 	if want := "`id`, `name`, `legal_name`, `registration_id`, `filter`"; got != want {
 		t.Errorf("selectors = %s, want %s", got, want)
@@ -94,23 +94,23 @@ func TestOnlyMatch(t *testing.T) {
 	a, b := order("a"), order("b")
 	cases := []struct {
 		name   string
-		found  []client.Order
+		found  []commerce.Order
 		total  int
 		wantID string
 		diags  []wantDiag
 	}{
-		{"one", []client.Order{a}, 1, "a", nil},
+		{"one", []commerce.Order{a}, 1, "a", nil},
 		// A service that does not count is taken at its records.
-		{"one, uncounted", []client.Order{a}, 0, "a", nil},
+		{"one, uncounted", []commerce.Order{a}, 0, "a", nil},
 		{"none", nil, 0, "", []wantDiag{errorAt("order_number", "No order found",
 			`No order matches order_number = "ORD-1" (the service was asked for filter=eq(order_number,ORD-1)). Check the value, including spaces and case.`)}},
-		{"two", []client.Order{a, b}, 0, "", []wantDiag{errorAt("order_number", "More than one order found",
+		{"two", []commerce.Order{a, b}, 0, "", []wantDiag{errorAt("order_number", "More than one order found",
 			`2 orders match order_number = "ORD-1", but this data source reads exactly one.`, "use commerce_orders to list them all")}},
-		{"one listed, more counted", []client.Order{a}, 7, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
+		{"one listed, more counted", []commerce.Order{a}, 7, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, diags := onlyMatch(client.OrdersResource, "order_number", "eq(order_number,ORD-1)", `order_number = "ORD-1"`, "commerce_orders", tc.found, tc.total)
+			rec, diags := onlyMatch(commerce.OrdersResource, "order_number", "eq(order_number,ORD-1)", `order_number = "ORD-1"`, "commerce_orders", tc.found, tc.total)
 			if rec.ID != tc.wantID {
 				t.Errorf("record %q, want %q", rec.ID, tc.wantID)
 			}

@@ -25,6 +25,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // Environment variables the provider reads when an attribute is not set.
@@ -47,7 +49,7 @@ type commerceProvider struct {
 	version string
 	// configured is the client Configure made, for the server's direct
 	// reads (see NewServer); the framework hands it to data sources itself.
-	configured atomic.Pointer[client.Client]
+	configured atomic.Pointer[service]
 }
 
 // providerTypeName prefixes the names of the data sources.
@@ -101,8 +103,8 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"page_size": schema.Int64Attribute{
 				Optional:            true,
-				MarkdownDescription: fmt.Sprintf("Records per page request (`page[limit]`), 1 to %d. Defaults to %d, the service's maximum, which needs the fewest requests.", client.MaxPageSize, client.DefaultPageSize),
-				Validators:          []validator.Int64{int64validator.Between(1, client.MaxPageSize)},
+				MarkdownDescription: fmt.Sprintf("Records per page request (`page[limit]`), 1 to %d. Defaults to %d, the service's maximum, which needs the fewest requests.", commerce.MaxPageSize, commerce.DefaultPageSize),
+				Validators:          []validator.Int64{int64validator.Between(1, commerce.MaxPageSize)},
 			},
 			"max_parallel_requests": schema.Int64Attribute{
 				Optional: true,
@@ -171,12 +173,12 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	ccfg, diags := p.clientConfig(cfg, s, req.TerraformVersion)
+	ccfg, lopts, diags := p.serviceConfig(cfg, s, req.TerraformVersion)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return
 	}
-	c, err := client.New(ccfg)
+	c, err := newService(ccfg, lopts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return
@@ -188,7 +190,7 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	go func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, ccfg.RequestTimeout)
 		defer cancel()
-		_ = c.Authenticate(ctx)
+		_ = c.transport.Authenticate(ctx)
 	}(context.WithoutCancel(ctx))
 	p.configured.Store(c)
 	resp.DataSourceData = c
@@ -215,15 +217,14 @@ func unknownTuning(cfg providerModel) diag.Diagnostics {
 	return diags
 }
 
-// clientConfig is the client's configuration: the resolved settings, and
-// the tuning attributes or their defaults.
-func (p *commerceProvider) clientConfig(cfg providerModel, s settings, terraformVersion string) (client.Config, diag.Diagnostics) {
+// serviceConfig is the transport's and the listing engine's configuration:
+// the resolved settings, and the tuning attributes or their defaults.
+func (p *commerceProvider) serviceConfig(cfg providerModel, s settings, terraformVersion string) (client.Config, listing.Options, diag.Diagnostics) {
 	ccfg := client.Config{
 		BaseURL:             s.baseURL,
 		AuthURL:             s.authURL,
 		ClientID:            s.clientID,
 		ClientSecret:        s.clientSecret,
-		PageSize:            int(valueOr(cfg.PageSize, client.DefaultPageSize)),
 		MaxParallelRequests: int(valueOr(cfg.MaxParallelRequests, client.DefaultMaxParallelRequests)),
 		MaxRetries:          int(valueOr(cfg.MaxRetries, client.DefaultMaxRetries)),
 		RequestTimeout:      client.DefaultRequestTimeout,
@@ -235,7 +236,12 @@ func (p *commerceProvider) clientConfig(cfg providerModel, s settings, terraform
 	}
 	var diags diag.Diagnostics
 	ccfg.RateLimit, diags = rateLimit(cfg.RateLimit)
-	return ccfg, diags
+	lopts := listing.Options{
+		PageSize:            int(valueOr(cfg.PageSize, commerce.DefaultPageSize)),
+		MaxParallelRequests: ccfg.MaxParallelRequests,
+		Logger:              ccfg.Logger,
+	}
+	return ccfg, lopts, diags
 }
 
 // rateLimit is rate_limit, else its environment variable, which no schema

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
 // nullModel is a provider block that sets nothing.
@@ -86,15 +87,15 @@ func TestUnknownTuning(t *testing.T) {
 		errorAt("request_timeout", "Unknown request_timeout"))
 }
 
-func TestClientConfig(t *testing.T) {
+func TestServiceConfig(t *testing.T) {
 	clearEnv(t)
 	s := settings{"id", "secret", "https://api.example.com", "https://auth.example.com"}
-	got, diags := (&commerceProvider{version: "1.2.3"}).clientConfig(nullModel(), s, "1.9.0")
+	got, lopts, diags := (&commerceProvider{version: "1.2.3"}).serviceConfig(nullModel(), s, "1.9.0")
 	checkDiags(t, diags)
 	if got.BaseURL != s.baseURL || got.AuthURL != s.authURL || got.ClientID != s.clientID || got.ClientSecret != s.clientSecret {
 		t.Errorf("settings not passed on: %+v", got)
 	}
-	if got.PageSize != client.DefaultPageSize || got.MaxParallelRequests != client.DefaultMaxParallelRequests ||
+	if lopts.PageSize != commerce.DefaultPageSize || lopts.MaxParallelRequests != client.DefaultMaxParallelRequests || got.MaxParallelRequests != client.DefaultMaxParallelRequests ||
 		got.MaxRetries != client.DefaultMaxRetries || got.RequestTimeout != client.DefaultRequestTimeout || got.RateLimit != 0 {
 		t.Errorf("defaults not applied: %+v", got)
 	}
@@ -104,9 +105,9 @@ func TestClientConfig(t *testing.T) {
 	m := nullModel()
 	m.PageSize, m.MaxParallelRequests, m.MaxRetries = types.Int64Value(50), types.Int64Value(3), types.Int64Value(0)
 	m.RequestTimeout, m.RateLimit = types.StringValue("90s"), types.Float64Value(2.5)
-	got, diags = (&commerceProvider{}).clientConfig(m, s, "")
+	got, lopts, diags = (&commerceProvider{}).serviceConfig(m, s, "")
 	checkDiags(t, diags)
-	if got.PageSize != 50 || got.MaxParallelRequests != 3 || got.MaxRetries != 0 || got.RequestTimeout != 90*time.Second || got.RateLimit != 2.5 {
+	if lopts.PageSize != 50 || lopts.MaxParallelRequests != 3 || got.MaxParallelRequests != 3 || got.MaxRetries != 0 || got.RequestTimeout != 90*time.Second || got.RateLimit != 2.5 {
 		t.Errorf("settings not applied: %+v", got)
 	}
 }

@@ -14,12 +14,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // recordDataSource is commerce_record: one record of any list endpoint, by id or
 // by a filter that must match exactly one, the singular of commerce_list.
 type recordDataSource struct {
-	client *client.Client
+	client *service
 }
 
 var (
@@ -87,10 +89,10 @@ func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.Va
 	a, diags := getRecordArgs(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() || a.path.IsUnknown() || a.filter.IsNull() || a.filter.IsUnknown() ||
-		client.ValidateListPath(a.path.ValueString()) != nil {
+		commerce.ValidateListPath(a.path.ValueString()) != nil {
 		return
 	}
-	r, known := client.ResourceForPath(a.path.ValueString())
+	r, known := commerce.ResourceForPath(a.path.ValueString())
 	rules, example := rulesFor(r, known)
 	resp.Diagnostics.Append(checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)...)
 	resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), a.filter.ValueString(), r.DefaultSort)...)
@@ -106,11 +108,11 @@ func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		return
 	}
 	p := a.path.ValueString()
-	if err := client.ValidateListPath(p); err != nil {
+	if err := commerce.ValidateListPath(p); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path", err.Error()+".")
 		return
 	}
-	var rec client.Generic
+	var rec commerce.Generic
 	if !a.id.IsNull() {
 		rec, diags = d.byID(ctx, p, a.id.ValueString())
 	} else {
@@ -130,13 +132,13 @@ func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 
 // byID reads p/{id}; a GET by id needs nothing of what the endpoint can
 // list by, so it asks no probe.
-func (d *recordDataSource) byID(ctx context.Context, p, id string) (client.Generic, diag.Diagnostics) {
+func (d *recordDataSource) byID(ctx context.Context, p, id string) (commerce.Generic, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	r, known := client.ResourceForPath(p)
+	r, known := commerce.ResourceForPath(p)
 	if !known {
-		r = client.Resource{Name: p, Singular: "record", Path: p}
+		r = commerce.Resource{Name: p, Singular: "record", Path: p}
 	}
-	rec, err := client.Get(ctx, d.client, client.GenericKind(r), id, true)
+	rec, err := listing.Lookup(ctx, d.client.engine, commerce.GenericKind(r), id, true)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), "Record not found", fmt.Sprintf("%s has no record with id %q: %v", p, id, err))
@@ -147,21 +149,21 @@ func (d *recordDataSource) byID(ctx context.Context, p, id string) (client.Gener
 }
 
 // byFilter finds the one record of p that matches expr.
-func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (client.Generic, diag.Diagnostics) {
-	r, known, err := d.client.ResourceFor(ctx, p)
+func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commerce.Generic, diag.Diagnostics) {
+	r, known, err := d.client.engine.ResourceFor(ctx, p)
 	if err != nil {
-		return client.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
+		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
 	}
 	rules, example := rulesFor(r, known)
 	if diags := checkFilterText(path.Root("filter"), expr, rules, example); diags.HasError() {
-		return client.Generic{}, diags
+		return commerce.Generic{}, diags
 	}
-	var found []client.Generic
+	var found []commerce.Generic
 	// Two are enough to tell one match from several; total counts the rest.
-	stats, err := client.List(ctx, d.client, client.GenericKind(r), client.ListQuery{Filter: expr, MaxResults: 2, IncludeJSON: true},
-		func(g client.Generic) error { found = append(found, g); return nil })
+	stats, _, err := list(ctx, d.client, commerce.GenericKind(r), listing.Query{Filter: expr, MaxResults: 2, IncludeJSON: true},
+		func(g commerce.Generic) error { found = append(found, g); return nil })
 	if err != nil {
-		return client.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the record of %s with the filter %s", p, expr), err)}
+		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the record of %s with the filter %s", p, expr), err)}
 	}
 	r.Singular = "record"
 	return onlyMatch(r, "filter", expr, "the filter "+expr, fmt.Sprintf("commerce_list with path = %q", p), found, stats.Total)

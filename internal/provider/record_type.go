@@ -3,12 +3,11 @@ package provider
 import (
 	"math/big"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // field is one typed attribute of a record as Terraform sees it, with the
@@ -16,7 +15,7 @@ import (
 // schema and the state from drifting apart. Exactly one getter is set, the
 // one of typ; the state is built from it either as a Terraform value (value)
 // or straight as msgpack (encode, see state_encoder.go).
-type field[T client.Record] struct {
+type field[T commerce.Record] struct {
 	name        string
 	description string
 	typ         attr.Type // types.StringType, types.Int64Type or types.BoolType
@@ -26,17 +25,17 @@ type field[T client.Record] struct {
 }
 
 // stringField is a string attribute; the service's empty string is null.
-func stringField[T client.Record](name, description string, get func(T) string) field[T] {
+func stringField[T commerce.Record](name, description string, get func(T) string) field[T] {
 	return field[T]{name: name, description: description, typ: types.StringType, str: get}
 }
 
 // int64Field is a whole-number attribute; a nil value is null.
-func int64Field[T client.Record](name, description string, get func(T) *int64) field[T] {
+func int64Field[T commerce.Record](name, description string, get func(T) *int64) field[T] {
 	return field[T]{name: name, description: description, typ: types.Int64Type, num: get}
 }
 
 // boolField is a boolean attribute; a nil value is null.
-func boolField[T client.Record](name, description string, get func(T) *bool) field[T] {
+func boolField[T commerce.Record](name, description string, get func(T) *bool) field[T] {
 	return field[T]{name: name, description: description, typ: types.BoolType, flag: get}
 }
 
@@ -53,7 +52,7 @@ func (f field[T]) value(rec T) tftypes.Value {
 
 // recordFields are the attributes every record has, then the given ones.
 // The id is never null: the client refuses a record without one.
-func recordFields[T client.Record](own ...field[T]) []field[T] {
+func recordFields[T commerce.Record](own ...field[T]) []field[T] {
 	return append([]field[T]{
 		stringField("id", "Identifier of the record.", func(rec T) string { return rec.Base().ID }),
 		stringField("created_at", "When the record was created (ISO 8601, as the service reports it).", func(rec T) string { return rec.Base().CreatedAt }),
@@ -62,14 +61,14 @@ func recordFields[T client.Record](own ...field[T]) []field[T] {
 
 // updatedAt is the last-update time of the record types that have one
 // (files do not).
-func updatedAt[T client.Record]() field[T] {
+func updatedAt[T commerce.Record]() field[T] {
 	return stringField("updated_at", "When the record was last updated (ISO 8601).", func(rec T) string { return rec.Base().UpdatedAt })
 }
 
 // recordType describes how one kind of record maps to Terraform: its
 // attributes, and what identifies a record uniquely.
-type recordType[T client.Record] struct {
-	kind   client.Kind[T]
+type recordType[T commerce.Record] struct {
+	kind   commerce.Kind[T]
 	fields []field[T] // from recordFields; without "json", which depends on include_json
 	// lookupKeys are unique attributes a single-record data source can look
 	// a record up by, besides id and filter.

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 func ptr[V any](v V) *V { return &v }
@@ -68,10 +67,10 @@ func checkValues(t *testing.T, got, want map[string]tftypes.Value) {
 	}
 }
 
-var fullCommon = client.Common{ID: "id-1", CreatedAt: "2026-01-02T03:04:05.678Z", UpdatedAt: "2026-02-03T04:05:06.789Z", JSON: `{"id":"id-1"}`}
+var fullCommon = commerce.Common{ID: "id-1", CreatedAt: "2026-01-02T03:04:05.678Z", UpdatedAt: "2026-02-03T04:05:06.789Z", JSON: `{"id":"id-1"}`}
 
 func TestOrderValues(t *testing.T) {
-	full := client.Order{Common: fullCommon, Status: "complete", Payment: "paid", Shipping: "fulfilled", OrderNumber: "ORD-1",
+	full := commerce.Order{Common: fullCommon, Status: "complete", Payment: "paid", Shipping: "fulfilled", OrderNumber: "ORD-1",
 		ExternalRef: "ext-1", CustomerName: "Ann", CustomerEmail: "ann@example.org", CustomerID: "cus-1", AccountID: "acc-1",
 		Currency: "USD", AmountWithTax: ptr(int64(1999)), AmountWithoutTax: ptr(int64(1666))}
 	checkValues(t, orderType.tfValues(full, false), map[string]tftypes.Value{
@@ -82,7 +81,7 @@ func TestOrderValues(t *testing.T) {
 		"amount_with_tax": num(1999), "amount_without_tax": num(1666), "json": nullString,
 	})
 	// A guest order without amounts: everything the service left out is null.
-	checkValues(t, orderType.tfValues(client.Order{Common: client.Common{ID: "id-2"}}, false), map[string]tftypes.Value{
+	checkValues(t, orderType.tfValues(commerce.Order{Common: commerce.Common{ID: "id-2"}}, false), map[string]tftypes.Value{
 		"id": str("id-2"), "created_at": nullString, "updated_at": nullString,
 		"status": nullString, "payment": nullString, "shipping": nullString, "order_number": nullString,
 		"external_ref": nullString, "customer_name": nullString, "customer_email": nullString,
@@ -95,7 +94,7 @@ func TestOrderValues(t *testing.T) {
 }
 
 func TestFileValues(t *testing.T) {
-	image := client.File{Common: fullCommon, FileName: "a.png", MimeType: "image/png", FileSize: ptr(int64(2048)),
+	image := commerce.File{Common: fullCommon, FileName: "a.png", MimeType: "image/png", FileSize: ptr(int64(2048)),
 		Width: ptr(int64(640)), Height: ptr(int64(480)), Public: ptr(false), Href: "https://cdn.example/a.png"}
 	checkValues(t, fileType.tfValues(image, false), map[string]tftypes.Value{
 		"id": str("id-1"), "created_at": str("2026-01-02T03:04:05.678Z"),
@@ -104,7 +103,7 @@ func TestFileValues(t *testing.T) {
 		"href": str("https://cdn.example/a.png"), "json": nullString,
 	})
 	// Files have no updated_at, even when the client saw one.
-	checkValues(t, fileType.tfValues(client.File{Common: client.Common{ID: "id-2", UpdatedAt: "x"}, FileSize: ptr(int64(0))}, true), map[string]tftypes.Value{
+	checkValues(t, fileType.tfValues(commerce.File{Common: commerce.Common{ID: "id-2", UpdatedAt: "x"}, FileSize: ptr(int64(0))}, true), map[string]tftypes.Value{
 		"id": str("id-2"), "created_at": nullString,
 		"file_name": nullString, "mime_type": nullString, "file_size": num(0),
 		"width": nullNumber, "height": nullNumber, "public": nullBool, "href": nullString, "json": str(""),
@@ -112,14 +111,14 @@ func TestFileValues(t *testing.T) {
 }
 
 func TestAccountValues(t *testing.T) {
-	child := client.Account{Common: fullCommon, Name: `All,the:(hard)'bits"\*`, LegalName: "Acme Ltd", RegistrationID: "RC1",
+	child := commerce.Account{Common: fullCommon, Name: `All,the:(hard)'bits"\*`, LegalName: "Acme Ltd", RegistrationID: "RC1",
 		ExternalRef: "crm-1", ParentID: "acc-0"}
 	checkValues(t, accountType.tfValues(child, true), map[string]tftypes.Value{
 		"id": str("id-1"), "created_at": str("2026-01-02T03:04:05.678Z"), "updated_at": str("2026-02-03T04:05:06.789Z"),
 		"name": str(`All,the:(hard)'bits"\*`), "legal_name": str("Acme Ltd"), "registration_id": str("RC1"),
 		"external_ref": str("crm-1"), "parent_id": str("acc-0"), "json": str(`{"id":"id-1"}`),
 	})
-	checkValues(t, accountType.tfValues(client.Account{Common: client.Common{ID: "id-2"}, Name: "Top"}, false), map[string]tftypes.Value{
+	checkValues(t, accountType.tfValues(commerce.Account{Common: commerce.Common{ID: "id-2"}, Name: "Top"}, false), map[string]tftypes.Value{
 		"id": str("id-2"), "created_at": nullString, "updated_at": nullString,
 		"name": str("Top"), "legal_name": nullString, "registration_id": nullString,
 		"external_ref": nullString, "parent_id": nullString, "json": nullString,
@@ -136,7 +135,7 @@ type describedRecordType struct {
 	values     map[string]tftypes.Value
 }
 
-func describe[T client.Record](name string, rt recordType[T], sample T) describedRecordType {
+func describe[T commerce.Record](name string, rt recordType[T], sample T) describedRecordType {
 	d := describedRecordType{name: name, lookupKeys: rt.lookupKeys, attrs: rt.schemaAttributes(nil), values: rt.tfValues(sample, true)}
 	for _, f := range rt.fields {
 		d.fields = append(d.fields, f.name)
@@ -150,9 +149,9 @@ func describe[T client.Record](name string, rt recordType[T], sample T) describe
 func TestRecordTypesMatchTheirSchema(t *testing.T) {
 	ctx := context.Background()
 	for _, rt := range []describedRecordType{
-		describe("orders", orderType, client.Order{}),
-		describe("files", fileType, client.File{}),
-		describe("accounts", accountType, client.Account{}),
+		describe("orders", orderType, commerce.Order{}),
+		describe("files", fileType, commerce.File{}),
+		describe("accounts", accountType, commerce.Account{}),
 	} {
 		t.Run(rt.name, func(t *testing.T) {
 			sorted := slices.Clone(rt.fields)

@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // NewServer is the provider's protocol-6 server, which the binary serves:
@@ -65,7 +63,7 @@ type directReader interface {
 	// readDirect reads with c and returns the msgpack state, or nil and
 	// the errors. Safe for concurrent reads: the server shares one
 	// instance among all blocks of the data source.
-	readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics)
+	readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics)
 }
 
 type directList struct {

@@ -23,19 +23,18 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // recordEncoder writes one record as the msgpack of its state object.
-type recordEncoder[T client.Record] struct {
+type recordEncoder[T commerce.Record] struct {
 	// attrs are in the order msgpack objects list their keys: sorted.
 	attrs []attrEncoder[T]
 }
 
-type attrEncoder[T client.Record] struct {
+type attrEncoder[T commerce.Record] struct {
 	name  string
 	field *field[T] // nil for json, which depends on include_json
 }
@@ -44,7 +43,7 @@ type attrEncoder[T client.Record] struct {
 // record in the schema, from rt's fields. Every attribute of the schema must
 // have a field of the same type, and every field an attribute: a mismatch is
 // a bug, reported when the provider server starts.
-func newRecordEncoder[T client.Record](elem tftypes.Object, rt recordType[T]) (recordEncoder[T], error) {
+func newRecordEncoder[T commerce.Record](elem tftypes.Object, rt recordType[T]) (recordEncoder[T], error) {
 	byName := make(map[string]*field[T], len(rt.fields))
 	for i := range rt.fields {
 		byName[rt.fields[i].name] = &rt.fields[i]
@@ -159,7 +158,7 @@ func (w *chunkWriter) appendItems(dst []byte, k int) []byte {
 }
 
 // encodedList is one list attribute of the state, written as it was
-// listed: the late items first (see client.ListQuery.Late), then the others,
+// listed: the late items first (see listing.Query.Late), then the others,
 // at most limit in all (0: no limit). null makes it a null list.
 type encodedList struct {
 	late, main *chunkWriter

@@ -8,11 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 )
 
 // tftypesMsgpack is v encoded the framework's way.
@@ -85,7 +84,7 @@ func listSchemaType(t *testing.T, ds datasource.DataSource) tftypes.Object {
 // directAndFramework feeds the same records, late ones too, to both
 // collectors of a list data source and returns both states as msgpack: the
 // direct one, and the framework's encoding of the values Read builds.
-func directAndFramework[T client.Record](t *testing.T, d *typedListDataSource[T], config tftypes.Value, includeJSON, includeRecords bool,
+func directAndFramework[T commerce.Record](t *testing.T, d *typedListDataSource[T], config tftypes.Value, includeJSON, includeRecords bool,
 	listed, late []T, total, maxResults int,
 ) (direct, framework []byte) {
 	t.Helper()
@@ -157,24 +156,24 @@ func configWith(typ tftypes.Object, set map[string]tftypes.Value) tftypes.Value 
 // numbers, booleans, each null and set), json, late records and
 // max_results: the direct state is the framework's, byte for byte.
 func TestDirectStateEqualsFramework(t *testing.T) {
-	orders := &typedListDataSource[client.Order]{rt: orderType}
+	orders := &typedListDataSource[commerce.Order]{rt: orderType}
 	ordersType := listSchemaType(t, orders)
-	files := &typedListDataSource[client.File]{rt: fileType}
+	files := &typedListDataSource[commerce.File]{rt: fileType}
 	filesType := listSchemaType(t, files)
-	accounts := &typedListDataSource[client.Account]{rt: accountType}
+	accounts := &typedListDataSource[commerce.Account]{rt: accountType}
 	accountsType := listSchemaType(t, accounts)
 
-	fullOrder := client.Order{Common: fullCommon, Status: "complete", Payment: "paid", Shipping: "fulfilled", OrderNumber: "ORD-1",
+	fullOrder := commerce.Order{Common: fullCommon, Status: "complete", Payment: "paid", Shipping: "fulfilled", OrderNumber: "ORD-1",
 		ExternalRef: "ext-1", CustomerName: "Ann " + strings.Repeat("long name ", 40), CustomerEmail: "ann@example.org",
 		CustomerID: "cus-1", AccountID: "acc-1", Currency: "USD", AmountWithTax: ptr(int64(1 << 40)), AmountWithoutTax: ptr(int64(-300))}
-	sparseOrder := client.Order{Common: client.Common{ID: "id-2"}}
-	zeroOrder := client.Order{Common: client.Common{ID: "id-3", JSON: ""}, AmountWithTax: ptr(int64(0))}
-	manyOrders := make([]client.Order, 70000) // array16 and array32 headers
+	sparseOrder := commerce.Order{Common: commerce.Common{ID: "id-2"}}
+	zeroOrder := commerce.Order{Common: commerce.Common{ID: "id-3", JSON: ""}, AmountWithTax: ptr(int64(0))}
+	manyOrders := make([]commerce.Order, 70000) // array16 and array32 headers
 	for i := range manyOrders {
-		manyOrders[i] = client.Order{Common: client.Common{ID: fmt.Sprintf("o-%06d", i), CreatedAt: "2026-01-01T00:00:00.000Z"},
+		manyOrders[i] = commerce.Order{Common: commerce.Common{ID: fmt.Sprintf("o-%06d", i), CreatedAt: "2026-01-01T00:00:00.000Z"},
 			Status: "complete", AmountWithTax: ptr(int64(i))}
 	}
-	lateOrders := []client.Order{{Common: client.Common{ID: "late-1", UpdatedAt: "2026-03-01T00:00:00.000Z"}}, {Common: client.Common{ID: "late-2"}}}
+	lateOrders := []commerce.Order{{Common: commerce.Common{ID: "late-1", UpdatedAt: "2026-03-01T00:00:00.000Z"}}, {Common: commerce.Common{ID: "late-2"}}}
 
 	where := tftypes.List{ElementType: ordersType.AttributeTypes["where"].(tftypes.List).ElementType}
 	whereValue := tftypes.NewValue(where, []tftypes.Value{tftypes.NewValue(where.ElementType, map[string]tftypes.Value{
@@ -193,20 +192,20 @@ func TestDirectStateEqualsFramework(t *testing.T) {
 		name                        string
 		set                         map[string]tftypes.Value
 		includeJSON, includeRecords bool
-		listed, late                []client.Order
+		listed, late                []commerce.Order
 		total, maxResults           int
 	}
 	for _, tc := range []orderCase{
-		{"defaults", nil, false, true, []client.Order{fullOrder, sparseOrder, zeroOrder}, nil, 3, 0},
-		{"include_json", map[string]tftypes.Value{"include_json": tftypes.NewValue(tftypes.Bool, true)}, true, true, []client.Order{fullOrder, sparseOrder, zeroOrder}, nil, 3, 0},
-		{"include_records = false", map[string]tftypes.Value{"include_records": tftypes.NewValue(tftypes.Bool, false)}, false, false, []client.Order{fullOrder, sparseOrder}, nil, 2, 0},
-		{"every argument set", everyArgument, true, true, []client.Order{fullOrder, sparseOrder}, nil, 9, 5},
-		{"an unknown argument", unknownFilter, false, true, []client.Order{fullOrder}, nil, 1, 0},
+		{"defaults", nil, false, true, []commerce.Order{fullOrder, sparseOrder, zeroOrder}, nil, 3, 0},
+		{"include_json", map[string]tftypes.Value{"include_json": tftypes.NewValue(tftypes.Bool, true)}, true, true, []commerce.Order{fullOrder, sparseOrder, zeroOrder}, nil, 3, 0},
+		{"include_records = false", map[string]tftypes.Value{"include_records": tftypes.NewValue(tftypes.Bool, false)}, false, false, []commerce.Order{fullOrder, sparseOrder}, nil, 2, 0},
+		{"every argument set", everyArgument, true, true, []commerce.Order{fullOrder, sparseOrder}, nil, 9, 5},
+		{"an unknown argument", unknownFilter, false, true, []commerce.Order{fullOrder}, nil, 1, 0},
 		{"nothing matched", nil, false, true, nil, nil, 0, 0},
 		{"nothing matched, ids only", nil, false, false, nil, nil, 0, 0},
-		{"late records first", nil, false, true, []client.Order{fullOrder, sparseOrder}, lateOrders, 4, 0},
-		{"late records cut by max_results", nil, true, true, []client.Order{fullOrder, sparseOrder, zeroOrder}, lateOrders, 5, 3},
-		{"more late records than max_results", nil, false, false, []client.Order{fullOrder}, lateOrders, 3, 1},
+		{"late records first", nil, false, true, []commerce.Order{fullOrder, sparseOrder}, lateOrders, 4, 0},
+		{"late records cut by max_results", nil, true, true, []commerce.Order{fullOrder, sparseOrder, zeroOrder}, lateOrders, 5, 3},
+		{"more late records than max_results", nil, false, false, []commerce.Order{fullOrder}, lateOrders, 3, 1},
 		{"70,000 orders", nil, false, true, manyOrders, nil, 70000, 0},
 		{"70,000 orders, ids only", nil, false, false, manyOrders, nil, 70000, 0},
 	} {
@@ -217,15 +216,15 @@ func TestDirectStateEqualsFramework(t *testing.T) {
 		})
 	}
 	t.Run("files", func(t *testing.T) {
-		full := client.File{Common: fullCommon, FileName: "a.png", MimeType: "image/png", FileSize: ptr(int64(70000)),
+		full := commerce.File{Common: fullCommon, FileName: "a.png", MimeType: "image/png", FileSize: ptr(int64(70000)),
 			Public: ptr(false), Href: "https://files.example/a.png", Width: ptr(int64(640)), Height: ptr(int64(480))}
-		public := client.File{Common: client.Common{ID: "f-2"}, Public: ptr(true), FileSize: ptr(int64(0))}
-		direct, framework := directAndFramework(t, files, configWith(filesType, nil), true, true, []client.File{full, public, {Common: client.Common{ID: "f-3"}}}, nil, 3, 0)
+		public := commerce.File{Common: commerce.Common{ID: "f-2"}, Public: ptr(true), FileSize: ptr(int64(0))}
+		direct, framework := directAndFramework(t, files, configWith(filesType, nil), true, true, []commerce.File{full, public, {Common: commerce.Common{ID: "f-3"}}}, nil, 3, 0)
 		sameState(t, filesType, direct, framework)
 	})
 	t.Run("accounts", func(t *testing.T) {
-		full := client.Account{Common: fullCommon, Name: "Acme", LegalName: "Acme Ltd", RegistrationID: "R-1", ExternalRef: "x", ParentID: "p-1"}
-		direct, framework := directAndFramework(t, accounts, configWith(accountsType, nil), false, true, []client.Account{full, {Common: client.Common{ID: "a-2"}}}, nil, 2, 0)
+		full := commerce.Account{Common: fullCommon, Name: "Acme", LegalName: "Acme Ltd", RegistrationID: "R-1", ExternalRef: "x", ParentID: "p-1"}
+		direct, framework := directAndFramework(t, accounts, configWith(accountsType, nil), false, true, []commerce.Account{full, {Common: commerce.Common{ID: "a-2"}}}, nil, 2, 0)
 		sameState(t, accountsType, direct, framework)
 	})
 }
@@ -234,7 +233,7 @@ func TestDirectStateEqualsFramework(t *testing.T) {
 // a field outside the schema, or a type that differs is refused when the
 // server starts.
 func TestRecordEncoderChecksTheSchema(t *testing.T) {
-	typ := listSchemaType(t, &typedListDataSource[client.Order]{rt: orderType})
+	typ := listSchemaType(t, &typedListDataSource[commerce.Order]{rt: orderType})
 	elem := typ.AttributeTypes["orders"].(tftypes.List).ElementType.(tftypes.Object)
 	with := func(change func(map[string]tftypes.Type)) tftypes.Object {
 		attrs := make(map[string]tftypes.Type, len(elem.AttributeTypes))

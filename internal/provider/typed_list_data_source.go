@@ -14,21 +14,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // typedListDataSource is the one implementation behind commerce_orders,
 // commerce_files and commerce_accounts.
-type typedListDataSource[T client.Record] struct {
+type typedListDataSource[T commerce.Record] struct {
 	rt     recordType[T]
-	client *client.Client
+	client *service
 	// encoder writes the records' state for readDirect; set by
 	// prepareDirect, from the schema.
 	encoder recordEncoder[T]
 }
 
-var _ datasource.DataSourceWithValidateConfig = (*typedListDataSource[client.Order])(nil)
+var _ datasource.DataSourceWithValidateConfig = (*typedListDataSource[commerce.Order])(nil)
 
 func (d *typedListDataSource[T]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + d.rt.kind.Name
@@ -53,7 +53,7 @@ func (d *typedListDataSource[T]) Schema(ctx context.Context, _ datasource.Schema
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: fmt.Sprintf("Lists every %s that matches a filter, in the requested order, however many there are: "+
-			"the provider pages through the whole result set, also past the service's %s-record offset limit.\n\n%s", r.Singular, thousands(client.OffsetLimit), howListed(r)),
+			"the provider pages through the whole result set, also past the service's %s-record offset limit.\n\n%s", r.Singular, thousands(commerce.OffsetLimit), howListed(r)),
 		Attributes: attrs,
 		Blocks:     map[string]schema.Block{"timeouts": readTimeoutBlock(ctx)},
 	}
@@ -152,7 +152,7 @@ func (d *typedListDataSource[T]) target() listTarget[T] {
 }
 
 // readDirect reads cfg into its msgpack state (see list_read.go).
-func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *client.Client, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
 	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
 	defer cancel()
 	if diags.HasError() {

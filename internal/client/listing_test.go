@@ -1,0 +1,54 @@
+package client
+
+// The transport's tests drive it with the listing engine, as the provider
+// does: a listing is the workload that shows retries, throttling and
+// tokens at scale. These helpers run one the way the provider's list read
+// does (listing.List within a Trace, then Finish).
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+)
+
+// ListQuery is what a listing asks.
+type ListQuery = listing.Query
+
+// ListStats is what the engine and the transport counted of one listing.
+type ListStats struct {
+	listing.Stats
+	TraceStats
+}
+
+// pageSizes holds the page size newClient was given for a Client's
+// listings, where a test set one; else they use the service's maximum.
+var pageSizes sync.Map // *Client -> int
+
+// List lists kind through c on an engine of its own, with as many workers
+// as c lets requests fly.
+func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
+	size, _ := pageSizes.Load(c)
+	pageSize, _ := size.(int)
+	e, err := listing.New(c, listing.Options{PageSize: pageSize, MaxParallelRequests: c.cfg.MaxParallelRequests, Logger: c.cfg.Logger})
+	if err != nil {
+		return ListStats{}, err
+	}
+	ctx, trace := WithTrace(ctx)
+	start := time.Now()
+	stats, err := listing.List(ctx, e, kind, q, emit)
+	requests, err := c.Finish(ctx, trace, kind.Name, kind.Path, time.Since(start), err)
+	return ListStats{Stats: stats, TraceStats: requests}, err
+}
+
+// Get looks one record up through c.
+func Get[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[T], id string, includeJSON bool) (T, error) {
+	e, err := listing.New(c, listing.Options{Logger: c.cfg.Logger})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return listing.Lookup(ctx, e, kind, id, includeJSON)
+}

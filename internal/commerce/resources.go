@@ -1,0 +1,290 @@
+package commerce
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// FieldKind is how the service compares an attribute in a filter.
+type FieldKind int
+
+const (
+	KindString FieldKind = iota
+	KindTimestamp
+	KindNumber
+	KindBool
+)
+
+func (k FieldKind) String() string {
+	switch k {
+	case KindTimestamp:
+		return "timestamp"
+	case KindNumber:
+		return "number"
+	case KindBool:
+		return "boolean"
+	}
+	return "string"
+}
+
+// FilterAttribute is one attribute an endpoint filters on: how it compares
+// and which operators the service accepts for it.
+type FilterAttribute struct {
+	Kind FieldKind
+	Ops  []filter.Op
+}
+
+// Allows reports whether the service accepts op on the attribute.
+func (a FilterAttribute) Allows(op filter.Op) bool { return slices.Contains(a.Ops, op) }
+
+// OpNames lists the accepted operators, for messages.
+func (a FilterAttribute) OpNames() string { return filter.JoinOps(a.Ops) }
+
+// Ranged reports whether the attribute can bound a window on both sides.
+func (a FilterAttribute) Ranged() bool {
+	return (a.Allows(filter.Ge) || a.Allows(filter.Gt)) && (a.Allows(filter.Lt) || a.Allows(filter.Le))
+}
+
+// Resource is one list endpoint's row of the capability table: what the
+// service can sort and filter it by, and what the provider offers on top.
+//
+// The table is taken from the vendor's API reference (elasticpath/
+// elasticpath-dev: openapispecs/accounts, openapispecs/files,
+// openapispecs/cartsorders, openapispecs/pim, docs/customer-management and
+// guides/Getting-Started/{sorting,filtering,pagination}.md). The listing engine confirms it at run time: a service
+// that refuses or ignores a sort the table promises makes the engine switch
+// strategy (see List).
+type Resource struct {
+	Name     string // plural, as in the path: "orders"
+	Singular string // "order"
+	Path     string // "/v2/orders"
+
+	// ServiceSorts are the orders the provider has the service give, by
+	// keyset windows: it sorts by them and filters them by range (without
+	// "-"). Empty: listings come in the service's own order.
+	ServiceSorts []string
+	// ProviderSorts are orders the provider offers although the service
+	// cannot give them: it lists every matching record and sorts them
+	// itself: timestamps to the millisecond, numbers numerically, text
+	// bytewise (as Terraform's sort() does), ties by id.
+	ProviderSorts []string
+	// DefaultSort is the order of a listing that names none.
+	DefaultSort string
+	// Filters are the attributes the service filters on, with their
+	// operators.
+	Filters map[string]FilterAttribute
+	// RangeAttribute is a whole-number attribute the service range-filters
+	// on, used to cut a listing the service cannot sort (or a tie group it
+	// cannot break) into windows under the offset limit. Empty: none.
+	RangeAttribute string
+	// HardOffsetLimit is true where the service refuses offsets past
+	// OffsetLimit whatever the store's settings (orders and files).
+	HardOffsetLimit bool
+	// ValuePaths says where a record decoded generically (GenericKind)
+	// holds a sort or range attribute that is not at the top level or
+	// under "attributes": a dotted path into the record's JSON.
+	ValuePaths map[string]string
+}
+
+var (
+	eqOnly    = []filter.Op{filter.Eq}
+	eqLike    = []filter.Op{filter.Eq, filter.Like}
+	ranges    = []filter.Op{filter.Gt, filter.Ge, filter.Lt, filter.Le}
+	eqRanges  = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le}
+	allRanges = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le, filter.In}
+)
+
+func attrs(kind FieldKind, ops []filter.Op, names ...string) map[string]FilterAttribute {
+	out := make(map[string]FilterAttribute, len(names))
+	for _, n := range names {
+		out[n] = FilterAttribute{Kind: kind, Ops: ops}
+	}
+	return out
+}
+
+func merge(parts ...map[string]FilterAttribute) map[string]FilterAttribute {
+	out := map[string]FilterAttribute{}
+	for _, p := range parts {
+		for k, v := range p {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// The list endpoints of the capability table: the three typed ones, and
+// those only the generic listing (GenericKind) reaches.
+var (
+	// Orders sort only by created_at, payment, shipping, status and
+	// with_tax: not by id or updated_at, which the provider sorts itself.
+	// A created_at tie group too large for a window is cut by with_tax.
+	OrdersResource = Resource{
+		Name: "orders", Singular: "order", Path: APIPrefix + "/orders",
+		ServiceSorts:  []string{"created_at"},
+		ProviderSorts: []string{"updated_at", "id"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqOnly, "status", "payment", "shipping", "currency", "product_id", "product_sku"),
+			attrs(KindString, eqLike, "name", "email", "customer_id", "account_id", "account_member_id",
+				"contact.name", "contact.email", "shipping_postcode", "billing_postcode", "external_ref", "order_number"),
+			attrs(KindNumber, ranges, "with_tax", "without_tax"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
+		RangeAttribute:  "with_tax",
+		HardOffsetLimit: true,
+		ValuePaths: map[string]string{
+			"with_tax":    "meta.display_price.with_tax.amount",
+			"without_tax": "meta.display_price.without_tax.amount",
+		},
+	}
+	// Files cannot be sorted at all, nor filtered by time or id: the
+	// provider lists them in windows of file_size and sorts them. Filters
+	// as in openapispecs/files/files.yaml, operation getAllFiles, at its
+	// newest version (ecbdbbec, 2024-05-24, unchanged on main through
+	// 33ab00fe; the mono-repository copy apps/core/openapispecs/files/
+	// files.yaml at 74b406fd, 2024-08-22, is the same): file_name,
+	// width, height and file_size only; no version of it has a filter on
+	// id.
+	FilesResource = Resource{
+		Name: "files", Singular: "file", Path: APIPrefix + "/files",
+		ProviderSorts: []string{"created_at", "file_size", "id"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "file_name"),
+			attrs(KindNumber, ranges, "width", "height", "file_size"),
+		),
+		RangeAttribute:  "file_size",
+		HardOffsetLimit: true,
+	}
+	// Accounts sort by created_at, id, name and updated_at (the service's
+	// own default is -created_at) and range-filter on id and timestamps.
+	// Names filter with eq and like only, so no keyset reaches past the
+	// offset limit in name order: the provider sorts names itself, bytewise
+	// (as Terraform's sort() does), whatever the count. Filters as in
+	// openapispecs/accounts/OpenAPISpec.yaml, operation get-v2-accounts, at
+	// its newest version (37e486ea, 2024-11-15, branch
+	// docs-account-management.svc; main's abb600f8, 2024-08-13, as read at
+	// 33ab00fe, has the same filter table, as has every version since
+	// 5028f168, 2024-05-31): external_ref takes eq and like, not in; only
+	// id takes in.
+	AccountsResource = Resource{
+		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
+		ServiceSorts:  []string{"created_at", "updated_at", "id"},
+		ProviderSorts: []string{"name"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "name", "legal_name", "registration_id"),
+			attrs(KindString, eqLike, "external_ref"),
+			attrs(KindString, allRanges, "id"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
+	}
+	// Customers, from the vendor's "Get all Customers" page (docs/
+	// customer-management/customer-management-api/get-all-customers.md):
+	// sort by created_at, email, id, name and updated_at (default
+	// -created_at); email and name filter with eq and like, external_ref
+	// with eq, id and the timestamps with eq and ranges. As for accounts'
+	// names, no keyset reaches past the offset limit in email or name
+	// order, so the provider sorts those itself. The pagination guide gives
+	// customers the soft offset limit.
+	CustomersResource = Resource{
+		Name: "customers", Singular: "customer", Path: APIPrefix + "/customers",
+		ServiceSorts:  []string{"created_at", "updated_at", "id"},
+		ProviderSorts: []string{"email", "name"},
+		DefaultSort:   "created_at",
+		Filters: merge(
+			attrs(KindString, eqLike, "email", "name"),
+			attrs(KindString, eqOnly, "external_ref"),
+			attrs(KindString, eqRanges, "id"),
+			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+		),
+	}
+	// Hierarchies of the Product Experience Manager (openapispecs/pim/
+	// pim.yaml, operation getHierarchy): page[offset] and page[limit] only,
+	// no sort (the sorting guide does not list them either) and no filter.
+	// The provider sorts them itself; past the offset limit nothing reaches
+	// further records, so a larger store cannot be listed completely.
+	HierarchiesResource = Resource{
+		Name: "hierarchies", Singular: "hierarchy", Path: "/pcm/hierarchies",
+		ProviderSorts: []string{"created_at", "updated_at", "id", "name"},
+		DefaultSort:   "created_at",
+		Filters:       map[string]FilterAttribute{},
+	}
+)
+
+// knownResources is the capability table, by path.
+var knownResources = []*Resource{&OrdersResource, &FilesResource, &AccountsResource, &CustomersResource, &HierarchiesResource}
+
+// ResourceForPath returns the capability-table row of the list endpoint at
+// path ("/v2/customers"), and false for a path the table does not know;
+// the listing engine probes what such an endpoint can do.
+func ResourceForPath(path string) (Resource, bool) {
+	for _, r := range knownResources {
+		if r.Path == path {
+			return *r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// KnownPaths lists the paths of the capability table, for messages and
+// documentation.
+func KnownPaths() []string {
+	out := make([]string, len(knownResources))
+	for i, r := range knownResources {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// SortAttributes are every order the provider offers: the service's and
+// its own.
+func (r Resource) SortAttributes() []string {
+	return append(slices.Clone(r.ServiceSorts), r.ProviderSorts...)
+}
+
+// CanSort reports whether attr (without "-") is an order the provider
+// offers.
+func (r Resource) CanSort(attr string) bool { return slices.Contains(r.SortAttributes(), attr) }
+
+// ServiceSorts reports whether the service itself sorts by attr.
+func (r Resource) ServiceCanSort(attr string) bool { return slices.Contains(r.ServiceSorts, attr) }
+
+// SortKind is how attr compares when sorting, for the attributes records
+// carry: timestamps by name, the rest as the endpoint filters them.
+func (r Resource) SortKind(attr string) FieldKind {
+	if attr == "created_at" || attr == "updated_at" {
+		return KindTimestamp
+	}
+	if f, ok := r.Filters[attr]; ok {
+		return f.Kind
+	}
+	return KindString
+}
+
+// RecordNoun names one record in messages: the Singular, else "record".
+func (r Resource) RecordNoun() string {
+	if r.Singular == "" {
+		return "record"
+	}
+	return r.Singular
+}
+
+// FilterAttributeNames lists the known filter attributes, sorted.
+func (r Resource) FilterAttributeNames() []string {
+	out := make([]string, 0, len(r.Filters))
+	for k := range r.Filters {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// KeysetCapable reports whether the service can page through attr by
+// keyset: sort by it and bound it from both sides.
+func (r Resource) KeysetCapable(attr string) bool {
+	f, ok := r.Filters[attr]
+	return r.ServiceCanSort(attr) && ok && f.Ranged()
+}

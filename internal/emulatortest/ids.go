@@ -1,0 +1,43 @@
+package emulatortest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+)
+
+// WantIDs is the emulator's answer for filter in the order sort (empty:
+// the resource's default) promises: served by the service where it sorts,
+// else the complete list sorted as the provider sorts it.
+func WantIDs(t testing.TB, srv *emulator.Server, r commerce.Resource, filter, sort string) []string {
+	t.Helper()
+	if sort == "" {
+		sort = r.DefaultSort
+	}
+	var (
+		want []string
+		err  error
+	)
+	if r.KeysetCapable(strings.TrimPrefix(sort, "-")) {
+		want, err = srv.ExpectedIDs(r.Name, filter, sort)
+	} else {
+		want, err = srv.SortedIDs(r.Name, filter, sort)
+	}
+	if err != nil {
+		t.Fatalf("expected ids of %s filter=%q sort=%q: %v", r.Name, filter, sort, err)
+	}
+	return want
+}
+
+// FirstDiff is the first index at which a and b differ (the shorter
+// one's length when one is a prefix of the other).
+func FirstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

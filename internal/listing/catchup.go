@@ -1,0 +1,47 @@
+package listing
+
+import (
+	"context"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// maxCatchUps bounds the catch-up rounds of a store that never stops
+// updating records.
+const maxCatchUps = 5
+
+// catchUp finds, for sort -updated_at, the records updated while the
+// listing ran: an update moves a record to the front, behind the position
+// already read, where no single pass can see it. They all have an
+// updated_at after the first record main took, so a filtered pass finds
+// them; it repeats while it still finds records updated during the last
+// pass. Records it finds go to q.Late (to emit without Late), past the
+// limit, each once with main's records. Traversal goroutine.
+func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) error {
+	emit := l.emit
+	if l.q.Late != nil {
+		emit = func(rec T) error { return l.q.Late(rec) }
+	}
+	since := main.firstKey
+	for range maxCatchUps {
+		if since == "" {
+			return nil
+		}
+		out := &sink[T]{emit: emit, kind: l.kind.Resource,
+			createdBefore: l.createdBefore, seen: main.seen}
+		w := l.walk(out, key)
+		base, err := l.narrowed(l.q.Filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
+			"to find the records updated while the listing ran, the provider lists those updated since it began again")
+		if err != nil {
+			return err
+		}
+		err = w.traverse(ctx, base, key)
+		main.listed += out.listed
+		main.dropped += out.dropped
+		if err != nil || out.listed == 0 {
+			return err
+		}
+		since = out.firstKey
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package listing
+
+// The engine's errors: what keeps a listing from being complete, and the
+// signals its strategies pass each other.
+
+import (
+	"errors"
+	"fmt"
+)
+
+// OffsetLimitError says that a listing needed to go past the service's
+// offset limit and the service refused the keyset filter that does so.
+type OffsetLimitError struct {
+	Resource    string
+	OffsetLimit int
+	Total       int   // how many records the filter matches
+	Listed      int   // how many were listed before the engine had to stop
+	Err         error // the service's answer to the keyset request
+}
+
+func (e *OffsetLimitError) Error() string {
+	return fmt.Sprintf("%s: %d records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
+		e.Resource, e.Total, e.OffsetLimit, e.Listed, e.Err)
+}
+
+func (e *OffsetLimitError) Unwrap() error { return e.Err }
+
+// UnlistableError says the service offers no way to list every record the
+// query matches: the provider refuses to return a truncated list.
+type UnlistableError struct {
+	Resource    string
+	Total       int // records the query matches, as the service counts them
+	OffsetLimit int
+	Reason      string // why no strategy reaches them all
+	Fix         string // what the user can do
+}
+
+func (e *UnlistableError) Error() string {
+	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
+}
+
+// sortUnusableError reports, from the first page of a sorted listing, that
+// the service refused the sort= parameter or ignored it.
+type sortUnusableError struct{ cause string }
+
+func (e *sortUnusableError) Error() string { return e.cause }
+
+// errWindowChanged says a window changed while it was read by offsets: a
+// record was inserted, deleted or moved, so offsets shifted and a record
+// may have slipped between two pages.
+var errWindowChanged = errors.New("window changed while it was listed")

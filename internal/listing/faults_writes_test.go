@@ -1,0 +1,92 @@
+package listing
+
+// The fault matrix (see faults_helpers_test.go): writes during the
+// listing.
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+)
+
+func TestFaultWritesDuringListingHeavy(t *testing.T) {
+	longTest(t)
+	srv := emulatortest.Start(t, emulator.Options{Orders: 12000, OrderTieGroups: []int{300, 300}})
+	before := map[string]bool{}
+	for _, o := range srv.Orders() {
+		before[o.ID] = true
+	}
+	victims := srv.Orders()
+	var mu sync.Mutex
+	inserted := map[string]bool{}
+	var n, writes atomic.Int64
+	// Every other list request, synchronously before it is answered: two
+	// inserts, three updates of old records, two deletes.
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		i := n.Add(1)
+		if !isOrdersList(r) || i%2 != 0 {
+			return nil
+		}
+		for k := range int64(2) {
+			o := srv.InsertOrder()
+			mu.Lock()
+			inserted[o.ID] = true
+			mu.Unlock()
+			_ = k
+		}
+		for k := range int64(3) {
+			_, _ = srv.UpdateOrder(victims[int(i*37+k*1009)%len(victims)].ID)
+		}
+		for k := range int64(2) {
+			_ = srv.DeleteOrder(victims[int(i*101+k*503+13)%len(victims)].ID)
+		}
+		writes.Add(7)
+		return nil
+	})
+	c := newClient(t, srv)
+	for _, sort := range []string{"created_at", "updated_at", "-created_at", "-updated_at"} {
+		t.Run(sort, func(t *testing.T) {
+			var late []string
+			got, _, err := listWithin(t, c, commerce.Orders, Query{Sort: sort, Late: func(r commerce.Record) error {
+				late = append(late, r.RecordID())
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(late, got...)
+			listed := map[string]bool{}
+			for _, id := range got {
+				if listed[id] {
+					t.Fatalf("%s listed twice", id)
+				}
+				listed[id] = true
+				mu.Lock()
+				known := before[id] || inserted[id]
+				mu.Unlock()
+				if !known {
+					t.Fatalf("%s was listed but never existed", id)
+				}
+			}
+			after := map[string]bool{}
+			for _, o := range srv.Orders() {
+				after[o.ID] = true
+			}
+			missed := 0
+			for id := range before {
+				if after[id] && !listed[id] {
+					missed++
+				}
+			}
+			if missed > 0 {
+				t.Fatalf("%d records existed before and after the listing but were not listed", missed)
+			}
+			t.Logf("%d listed (%d late), %d writes so far", len(got), len(late), writes.Load())
+		})
+	}
+}

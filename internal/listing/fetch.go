@@ -1,0 +1,42 @@
+package listing
+
+import (
+	"context"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+)
+
+// fetchPage requests one page of kind and checks it against the contract
+// (commerce.DecodeListBody); a page that breaks it is a
+// commerce.ProtocolError, which the transport does not retry. The display
+// attributes of an unexpected type its records held go to notes.
+func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], filterExpr, sort string, offset, limit int, keepRaw bool, notes *commerce.DecodeLog) (commerce.Page[T], error) {
+	q := commerce.ListParams(filterExpr, sort, offset, limit)
+	path := kind.Path + "?" + q.Encode()
+	if filterExpr != "" && len(path) > commerce.MaxRequestBytes {
+		// The listing checks its requests before it builds them; this
+		// guards every other path to the service.
+		return commerce.Page[T]{}, &FilterLimitError{Resource: kind.Path, Filter: filterExpr, Terms: -1, Bytes: len(path),
+			Fix: "Use fewer or shorter values (an in() of about 200 ids fills a request)."}
+	}
+	var out commerce.Page[T]
+	err := e.get.Get(ctx, kind.Path, q, func(body []byte) error {
+		p, err := commerce.DecodeListBody(body, kind, limit, offset, keepRaw, path)
+		out = p
+		return err
+	})
+	if err == nil && notes != nil {
+		// The worker that decoded the page adds its issues; the listing
+		// warns of them when it ends.
+		notes.Add(out.Issues)
+	}
+	return out, err
+}
+
+// warnDecoded logs, at the end of a listing, one WARN per attribute that
+// held values of an unexpected type.
+func (e *Engine) warnDecoded(ctx context.Context, resource string, notes *commerce.DecodeLog) {
+	for _, w := range notes.Warnings(resource) {
+		e.log.Warn(ctx, w.Message, w.Fields)
+	}
+}

@@ -1,0 +1,172 @@
+package listing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// Keyset traversal, for orders the service gives: windows read by offsets,
+// each starting from the sort value of the last record of the one before
+// (see List).
+
+// traverseQuery lists the query's own filter in the sink's key order. Its
+// first page sets Stats.Total, and shows whether the service really sorts:
+// one that ignores sort= gives that page out of order, before anything is
+// handed out, so the listing can still switch strategy. Traversal
+// goroutine.
+func (w *walk[T]) traverseQuery(ctx context.Context) error {
+	key := w.out.key
+	win, p0, err := w.openQuery(ctx, key)
+	if err != nil {
+		return err
+	}
+	if bad := disorder(key, p0.Records); bad != "" {
+		return &sortUnusableError{cause: "it ignored sort=" + key.param() + ": " + bad}
+	}
+	return w.traverseFrom(ctx, win)
+}
+
+// openQuery opens the first window of the query's own filter and awaits
+// its first page, whose results.total is the query's. Traversal goroutine.
+func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*window[T], commerce.Page[T], error) {
+	win, err := w.open(ctx, w.q.Filter, key, nil)
+	if err != nil {
+		return nil, commerce.Page[T]{}, err
+	}
+	r0, err := win.firstPage(ctx)
+	if err != nil {
+		return nil, commerce.Page[T]{}, w.offsetLimitErrorFor(err, win)
+	}
+	w.stats.Total = r0.page.Total
+	return win, r0.page, nil
+}
+
+// traverse lists base in key order: a tie group by id, or a catch-up pass.
+// Traversal goroutine.
+func (w *walk[T]) traverse(ctx context.Context, base string, key sortKey) error {
+	win, err := w.open(ctx, base, key, nil)
+	if err != nil {
+		return err
+	}
+	return w.traverseFrom(ctx, win)
+}
+
+// traverseFrom reads window after window from w on, each from where the
+// one before ended, until the listing is complete. Traversal goroutine.
+func (w *walk[T]) traverseFrom(ctx context.Context, win *window[T]) error {
+	base, key := win.base, win.key
+	for {
+		done, cont, err := w.read(ctx, win, w.out.quota(), w.out.deliver)
+		var next filter.Expr
+		switch {
+		case errors.Is(err, errWindowChanged):
+			// Offsets are unreliable while the data changes: read this
+			// window's range again with keyset pages, which depend on no
+			// offset, then go back to parallel offset pages.
+			win.cancel()
+			if next, done, err = w.rereadByKeyset(ctx, base, key, win.bound); err != nil {
+				return w.offsetLimitErrorFor(err, win)
+			}
+		case err != nil:
+			return w.offsetLimitErrorFor(err, win)
+		case done:
+			// The listing is complete, or has MaxResults records.
+		case cont.tie:
+			// A tie group larger than a window: list it on its own, then
+			// go on strictly after it.
+			next, done, err = w.afterTieGroup(ctx, base, key, cont.tieKey, win.expr, fmt.Sprintf("window of %d records", w.windowCap))
+			if err != nil {
+				return err
+			}
+		case cont.next != nil:
+			win = cont.next // prefetched
+			continue
+		default:
+			next = cont.bound
+		}
+		if done {
+			return nil
+		}
+		if win, err = w.open(ctx, base, key, next); err != nil {
+			return err
+		}
+	}
+}
+
+// rereadByKeyset lists up to a window's worth of records from bound on with
+// keyset pages, one after another: each page starts from the last sort
+// value seen, so inserts and deletes cannot make it skip a record. It
+// returns the bound to go on from, or done when the listing is complete.
+// Traversal goroutine.
+func (w *walk[T]) rereadByKeyset(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+	for covered := 0; covered < w.windowCap; {
+		expr, err := w.windowFilter(base, key, bound)
+		if err != nil {
+			return nil, false, err
+		}
+		p, err := w.fetch(ctx, expr, key, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		if want := min(p.Total, w.pageSize); len(p.Records) != want {
+			// A keyset page is one answer from offset 0: it holds the first
+			// min(total, limit) records its filter matches, whatever writes
+			// happen. Trusting a total that disagrees would end the listing
+			// early (total too small) or chase records that are not there.
+			return nil, false, w.contractError("?filter="+expr, "results.total is %d, so the page (page[limit] %d) should hold %d records, but it holds %d", p.Total, w.pageSize, want, len(p.Records))
+		}
+		covered += len(p.Records)
+		for _, rec := range p.Records {
+			if done, err := w.out.deliver(rec); done || err != nil {
+				return nil, done, err
+			}
+		}
+		if p.Total <= len(p.Records) {
+			return nil, true, nil
+		}
+		firstKey, err := keyOf(key, p.Records[0])
+		if err != nil {
+			return nil, false, err
+		}
+		lastKey, err := keyOf(key, p.Records[len(p.Records)-1])
+		if err != nil {
+			return nil, false, err
+		}
+		if firstKey != lastKey {
+			bound = key.from(lastKey)
+			continue
+		}
+		// A tie group fills the page: list it on its own, then go on
+		// strictly after it.
+		next, done, err := w.afterTieGroup(ctx, base, key, lastKey, expr, "page of records")
+		if done || err != nil {
+			return nil, done, err
+		}
+		bound = next
+	}
+	return bound, false, nil
+}
+
+// disorder describes the first pair of records out of k's order, or "" when
+// they are in order or k is an order the client cannot check.
+func disorder[T commerce.Record](k sortKey, recs []T) string {
+	if !k.checked() {
+		return ""
+	}
+	prev := ""
+	for _, rec := range recs {
+		v, err := keyOf(k, rec)
+		if err != nil {
+			return "" // reported as the record's problem when it is read
+		}
+		if prev != "" && k.before(v, prev) {
+			return fmt.Sprintf("%s %s came after %s", k.attr, v, prev)
+		}
+		prev = v
+	}
+	return ""
+}

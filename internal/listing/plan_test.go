@@ -1,0 +1,226 @@
+package listing
+
+// Window planning against fakeOrders: no emulator, token, budget or HTTP,
+// so that what these tests see is the engine's own doing.
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+)
+
+var fakeBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// newFakeEngine is an Engine on f with the service's page size.
+func newFakeEngine(t *testing.T, f *fakeOrders) *Engine {
+	t.Helper()
+	e, err := New(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// shuffled puts recs in a fixed pseudo-random order: the service's own.
+func shuffled(recs []fakeOrder) []fakeOrder {
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	return recs
+}
+
+func listFake(t *testing.T, e *Engine, q Query) ([]commerce.Order, Stats) {
+	t.Helper()
+	var got []commerce.Order
+	stats, err := List(context.Background(), e, commerce.Orders, q, func(o commerce.Order) error {
+		got = append(got, o)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return got, stats
+}
+
+// checkOffsets fails on a request past the service's offset limit.
+func checkOffsets(t *testing.T, f *fakeOrders) {
+	t.Helper()
+	for _, q := range f.sent() {
+		if off, _ := strconv.Atoi(q.Get("page[offset]")); off+100 > commerce.OffsetLimit {
+			t.Fatalf("a request at offset %d, past the service's limit: %v", off, q)
+		}
+	}
+}
+
+// A listing of 25,000 orders in created_at order reads three windows, each
+// within the offset limit, the later ones bounded by the last created_at of
+// the one before; every order comes once, in order, at one request a page.
+func TestPlanWindowPastOffsetLimit(t *testing.T) {
+	const n = 25000
+	recs := make([]fakeOrder, n)
+	for i := range recs {
+		recs[i] = fakeOrder{id: fakeID(i), created: fakeBase.Add(time.Duration(i) * time.Millisecond), withTax: int64(i)}
+	}
+	f := &fakeOrders{records: shuffled(slices.Clone(recs))}
+	got, stats := listFake(t, newFakeEngine(t, f), Query{Sort: "created_at"})
+	if len(got) != n || stats.Total != n || stats.Listed != n {
+		t.Fatalf("%d orders, total %d, listed %d; want %d", len(got), stats.Total, stats.Listed, n)
+	}
+	for i, o := range got {
+		if o.ID != fakeID(i) {
+			t.Fatalf("order %d is %s, want %s", i, o.ID, fakeID(i))
+		}
+	}
+	if stats.Strategy != StrategyKeyset || stats.Windows != 3 {
+		t.Errorf("strategy %q over %d windows, want keyset over 3", stats.Strategy, stats.Windows)
+	}
+	checkOffsets(t, f)
+	// One request a page, and one more per window (its boundary page is
+	// read again as the next window's first).
+	if sent := len(f.sent()); sent != stats.Pages || sent > n/100+stats.Windows {
+		t.Errorf("%d requests for %d pages, want at most %d", sent, stats.Pages, n/100+stats.Windows)
+	}
+	var bounds []string
+	for _, q := range f.sent() {
+		if fl := q.Get("filter"); fl != "" && q.Get("page[offset]") == "0" {
+			bounds = append(bounds, fl)
+		}
+	}
+	want := []string{"ge(created_at,2024-01-01T00:00:09.999Z)", "ge(created_at,2024-01-01T00:00:19.998Z)"}
+	if !slices.Equal(bounds, want) {
+		t.Errorf("windows start at %q, want %q", bounds, want)
+	}
+}
+
+// 12,000 orders share one created_at, more than a window reaches: the
+// group is listed on its own in windows of with_tax (orders cannot be
+// sorted by id), and the traversal goes on strictly after it.
+func TestPlanTieGroupLargerThanWindow(t *testing.T) {
+	const before, tie, after = 300, 12000, 300
+	var recs []fakeOrder
+	tieAt := fakeBase.Add(time.Hour)
+	for i := range before + tie + after {
+		o := fakeOrder{id: fakeID(i), withTax: int64(i*7919) % 100000}
+		switch {
+		case i < before:
+			o.created = fakeBase.Add(time.Duration(i) * time.Millisecond)
+		case i < before+tie:
+			o.created = tieAt
+		default:
+			o.created = tieAt.Add(time.Duration(i) * time.Millisecond)
+		}
+		recs = append(recs, o)
+	}
+	f := &fakeOrders{records: shuffled(slices.Clone(recs))}
+	got, stats := listFake(t, newFakeEngine(t, f), Query{Sort: "created_at"})
+	if len(got) != len(recs) || stats.Listed != len(recs) {
+		t.Fatalf("%d orders, listed %d; want %d", len(got), stats.Listed, len(recs))
+	}
+	seen := map[string]bool{}
+	for i, o := range got {
+		if seen[o.ID] {
+			t.Fatalf("order %s twice", o.ID)
+		}
+		seen[o.ID] = true
+		if i > 0 && o.CreatedAt < got[i-1].CreatedAt {
+			t.Fatalf("order %d (%s) comes before %s", i, o.CreatedAt, got[i-1].CreatedAt)
+		}
+	}
+	if got[before].CreatedAt != "2024-01-01T01:00:00.000Z" || got[before+tie].CreatedAt <= got[before].CreatedAt {
+		t.Errorf("the tie group is not where it belongs: %s, %s", got[before].CreatedAt, got[before+tie].CreatedAt)
+	}
+	checkOffsets(t, f)
+	ranged := 0
+	for _, q := range f.sent() {
+		fl := q.Get("filter")
+		if strings.Contains(fl, "with_tax") {
+			ranged++
+			if q.Has("sort") || !strings.Contains(fl, "ge(created_at,2024-01-01T01:00:00.000Z)") {
+				t.Errorf("a with_tax window of the tie group: sort=%q filter=%q", q.Get("sort"), fl)
+			}
+		}
+	}
+	if ranged == 0 {
+		t.Error("no request cut the tie group by with_tax")
+	}
+}
+
+// A service that accepts sort= and ignores it shows it on the first page,
+// before anything is handed out: the engine lists in the service's own
+// order and sorts by itself, and remembers, so that the next listing on
+// the same engine asks no sort at all.
+func TestPlanServiceIgnoresSort(t *testing.T) {
+	const n = 3000
+	recs := make([]fakeOrder, n)
+	for i := range recs {
+		recs[i] = fakeOrder{id: fakeID(i), created: fakeBase.Add(time.Duration(i) * time.Second), withTax: int64(i)}
+	}
+	f := &fakeOrders{records: shuffled(slices.Clone(recs)), ignoreSort: true}
+	e := newFakeEngine(t, f)
+	for run := range 2 {
+		got, stats := listFake(t, e, Query{Sort: "-created_at", MaxResults: 1000})
+		if len(got) != 1000 || stats.Strategy != StrategyWindowsSortedHere {
+			t.Fatalf("run %d: %d orders by %q, want 1000 sorted by the provider", run, len(got), stats.Strategy)
+		}
+		for i, o := range got {
+			if o.ID != fakeID(n-1-i) {
+				t.Fatalf("run %d: order %d is %s, want %s", run, i, o.ID, fakeID(n-1-i))
+			}
+		}
+		sorted := 0
+		for _, q := range f.sent() {
+			if q.Has("sort") {
+				sorted++
+			}
+		}
+		if sorted != 1 {
+			t.Errorf("run %d: %d requests with sort=, want only the first listing's first", run, sorted)
+		}
+	}
+	if !e.sortUnusable(commerce.OrdersResource.Path) {
+		t.Error("the engine forgot that orders ignore sort=")
+	}
+}
+
+// With a limit that ends inside such a tie group, the group is still read
+// whole before its first records by id are taken: reading only as many as
+// the limit wants, in the service's order, would take others than the
+// first by id.
+func TestPlanTieGroupCutByMaxResults(t *testing.T) {
+	const tie, limit = 12000, 10100
+	tieAt := fakeBase.Add(time.Hour)
+	var recs []fakeOrder
+	for i := range tie {
+		recs = append(recs, fakeOrder{id: fakeID(i), created: tieAt, withTax: int64(i*7919) % 100000})
+	}
+	f := &fakeOrders{records: shuffled(slices.Clone(recs))}
+	got, stats := listFake(t, newFakeEngine(t, f), Query{Sort: "created_at", MaxResults: limit})
+	if len(got) != limit || stats.Listed != limit {
+		t.Fatalf("%d orders, listed %d; want %d", len(got), stats.Listed, limit)
+	}
+	// The first window hands out 10,000 of the group in the service's
+	// order; the rest come by id, the smallest of those not yet listed.
+	listed := map[string]bool{}
+	for _, o := range got[:commerce.OffsetLimit] {
+		listed[o.ID] = true
+	}
+	var rest []string
+	for i := range tie {
+		if !listed[fakeID(i)] {
+			rest = append(rest, fakeID(i))
+		}
+	}
+	var after []string
+	for _, o := range got[commerce.OffsetLimit:] {
+		after = append(after, o.ID)
+	}
+	if want := rest[:limit-commerce.OffsetLimit]; !slices.Equal(after, want) {
+		t.Errorf("after the first window: %d orders from %s, want the %d smallest remaining ids from %s",
+			len(after), after[0], len(want), want[0])
+	}
+}

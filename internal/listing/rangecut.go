@@ -1,0 +1,288 @@
+package listing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// Range cuts, for endpoints that cannot sort (or a tie group they cannot
+// break): offset pages in the service's own order, and above the offset
+// limit windows bounded by a span of the range attribute, cut until each
+// fits under it. Records go to a deliver func in the service's order: the
+// caller sorts them (sortHere, listTieGroup), so every window is read whole.
+
+// span is a half-open range [lo, hi) of the range attribute; nil bounds are
+// open.
+type span struct{ lo, hi *int64 }
+
+func (s span) bound(attr string) filter.Expr {
+	var e filter.Expr
+	if s.lo != nil {
+		e = append(e, filter.NewTerm(filter.Ge, attr, strconv.FormatInt(*s.lo, 10)))
+	}
+	if s.hi != nil {
+		e = append(e, filter.NewTerm(filter.Lt, attr, strconv.FormatInt(*s.hi, 10)))
+	}
+	return e
+}
+
+func (s span) single() bool { return s.lo != nil && s.hi != nil && *s.hi == *s.lo+1 }
+
+// canCutAt reports whether c cuts s into two spans that are not empty.
+func (s span) canCutAt(c int64) bool {
+	return (s.lo == nil || c > *s.lo) && (s.hi == nil || c < *s.hi)
+}
+
+// cut cuts s at cuts, which are ascending and inside s.
+func (s span) cut(cuts []int64) []span {
+	subs := make([]span, 0, len(cuts)+1)
+	lo := s.lo
+	for _, c := range cuts {
+		hi := c
+		subs = append(subs, span{lo: lo, hi: &hi})
+		lo = &hi
+	}
+	return append(subs, span{lo: lo, hi: s.hi})
+}
+
+func (s span) String() string {
+	lo, hi := "-∞", "+∞"
+	if s.lo != nil {
+		lo = strconv.FormatInt(*s.lo, 10)
+	}
+	if s.hi != nil {
+		hi = strconv.FormatInt(*s.hi, 10)
+	}
+	return "[" + lo + ", " + hi + ")"
+}
+
+// maxWindowRereads bounds how often a window that cannot be cut finer is
+// read again because the store changed under it.
+const maxWindowRereads = 5
+
+// windowFill is the share of the offset limit a cut aims at, leaving room
+// for a sample that misjudges the spread.
+const windowFill = 0.7
+
+// listQueryUnsorted lists the query's own filter in the service's own
+// order, like listUnsorted, into the walk's sink; its first page sets
+// Stats.Total.
+// Traversal goroutine.
+func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
+	win, _, err := w.openQuery(ctx, unsorted)
+	if err != nil {
+		return err
+	}
+	return w.listSpan(ctx, w.q.Filter, span{}, w.out.deliver, win)
+}
+
+// listUnsorted lists every record matching base in the service's own order:
+// offset pages below the offset limit, and above it windows of the range
+// attribute, each cut small enough to list by offset. Records go to
+// deliver. Traversal goroutine.
+func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T) (bool, error)) error {
+	return w.listSpan(ctx, base, span{}, deliver, nil)
+}
+
+// listSpan lists the records of base within sp; win, if set, is the span's
+// window, already opened.
+//
+// Offsets in the service's own order shift with every insert and delete,
+// and there is no sort key to re-read a range by. A window whose pages
+// disagree is therefore cut finer instead, down to windows of one page,
+// which one answer serves whole: no write can tear them.
+// Traversal goroutine.
+func (w *walk[T]) listSpan(ctx context.Context, base string, sp span, deliver func(T) (bool, error), win *window[T]) error {
+	attr := w.kind.RangeAttribute
+	for reread := 0; ; reread++ {
+		var err error
+		if win == nil {
+			if win, err = w.open(ctx, base, unsorted, sp.bound(attr)); err != nil {
+				return err
+			}
+		}
+		r0, err := win.firstPage(ctx)
+		if err != nil {
+			return w.offsetLimitErrorFor(err, win)
+		}
+		total := r0.page.Total
+		target := int(windowFill * float64(w.windowCap))
+		if total <= w.windowCap {
+			_, _, err := w.read(ctx, win, unlimited, deliver)
+			if !errors.Is(err, errWindowChanged) {
+				return w.offsetLimitErrorFor(err, win)
+			}
+			win.cancel()
+			if attr == "" || sp.single() || total <= w.pageSize {
+				sent := win.expr
+				win = nil
+				if reread+1 >= maxWindowRereads {
+					return w.contractError("?filter="+sent,
+						"the records changed under the listing %d times in a row (totals, page sizes or ids disagreed between pages)", maxWindowRereads)
+				}
+				continue
+			}
+			target = max(w.pageSize, total/4)
+		} else {
+			win.cancel()
+		}
+		return w.listCut(ctx, base, sp, r0.page, target, deliver)
+	}
+}
+
+// listCut cuts sp into spans of about target records each, by the sample
+// p0 (the first page of sp's window), and lists them in turn.
+// Traversal goroutine.
+func (w *walk[T]) listCut(ctx context.Context, base string, sp span, p0 commerce.Page[T], target int, deliver func(T) (bool, error)) error {
+	attr := w.kind.RangeAttribute
+	if attr == "" {
+		return &UnlistableError{Resource: w.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
+			Reason: fmt.Sprintf("%d records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
+				p0.Total, commerce.OffsetLimit, w.kind.Name),
+			Fix: w.unlistableFix()}
+	}
+	subs, err := w.split(base, sp, p0, attr, target)
+	if err != nil {
+		return err
+	}
+	// The sub-windows' first pages go out together; each then tells
+	// whether it needs cutting again.
+	ws := make([]*window[T], len(subs))
+	for i, s := range subs {
+		if ws[i], err = w.open(ctx, base, unsorted, s.bound(attr)); err != nil {
+			return err
+		}
+	}
+	for i, s := range subs {
+		if err := w.listSpan(ctx, base, s, deliver, ws[i]); err != nil {
+			for _, rest := range ws[i+1:] {
+				rest.cancel()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// split cuts sp into spans of about target records each, at quantiles of
+// the range attribute in the window's first page, which the service returns
+// in its own order (a sample of the window). A value that fills much of the
+// sample gets a span of its own, so that a tie group is isolated at once
+// rather than halved again and again. Any goroutine (it touches nothing
+// shared).
+func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], attr string, target int) ([]span, error) {
+	if sp.single() {
+		return nil, &UnlistableError{Resource: r.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
+			Reason: fmt.Sprintf("%d %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
+				p0.Total, r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
+			Fix: fmt.Sprintf("narrow the filter so that at most %d of them match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())}
+	}
+	vals, err := r.sample(p0, attr)
+	if err != nil {
+		return nil, err
+	}
+	cuts := quantileCuts(vals, max(2, p0.Total/max(target, 1)+1), sp)
+	if len(cuts) == 0 {
+		// Every sampled value sits on sp's lower end: isolate it.
+		c := vals[0] + 1
+		if !sp.canCutAt(c) {
+			return nil, r.contractError("", "the records of %s %s have %s values outside it", attr, sp, attr)
+		}
+		cuts = []int64{c}
+	}
+	return sp.cut(cuts), nil
+}
+
+// sample is the range attribute's values in p0, sorted. Any goroutine.
+func (r *windowReader[T]) sample(p0 commerce.Page[T], attr string) ([]int64, error) {
+	vals := make([]int64, 0, len(p0.Records))
+	for _, rec := range p0.Records {
+		v, ok := rec.SortValue(attr)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil {
+			return nil, r.contractError("", "record %s has no whole-number %s (%q) to cut the listing by", rec.RecordID(), attr, v)
+		}
+		vals = append(vals, n)
+	}
+	if len(vals) == 0 {
+		return nil, r.contractError("", "results.total is %d but the first page holds no records", p0.Total)
+	}
+	slices.Sort(vals)
+	return vals, nil
+}
+
+// quantileCuts are the values, inside sp and ascending, that cut the
+// sorted sample vals into parts, with a heavy value cut off on both sides.
+func quantileCuts(vals []int64, parts int, sp span) []int64 {
+	var cuts []int64
+	for i := 1; i < parts; i++ {
+		c := vals[i*len(vals)/parts]
+		cuts = append(cuts, c)
+		// A heavy value: cut right after it too.
+		first, _ := slices.BinarySearch(vals, c)
+		if n := countFrom(vals, first); n*parts >= len(vals)/2 {
+			cuts = append(cuts, c+1)
+		}
+	}
+	if lo, hi := vals[0], vals[len(vals)-1]; lo == hi {
+		cuts = append(cuts, lo, lo+1)
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	return slices.DeleteFunc(cuts, func(c int64) bool { return !sp.canCutAt(c) })
+}
+
+func countFrom(sorted []int64, i int) int {
+	n := 0
+	for j := i; j < len(sorted) && sorted[j] == sorted[i]; j++ {
+		n++
+	}
+	return n
+}
+
+// unlistableFix is what a user can do about a listing larger than the
+// offset limit that nothing can cut: narrow it by the filters the endpoint
+// takes, where any are known. Any goroutine.
+func (r *windowReader[T]) unlistableFix() string {
+	res := r.kind.Resource
+	_, known := commerce.ResourceForPath(res.Path)
+	switch f, ok := res.Filters["created_at"]; {
+	case ok && f.Ranged():
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", commerce.OffsetLimit)
+	case len(res.Filters) > 0:
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())
+	case known:
+		return fmt.Sprintf("%s take no filter either, so only a store with at most %d of them can be listed completely", res.Name, commerce.OffsetLimit)
+	}
+	return fmt.Sprintf("narrow the filter so that at most %d match, if the endpoint takes one (the provider does not know its attributes)", commerce.OffsetLimit)
+}
+
+func filterNote(base string) string {
+	if base == "" {
+		return ""
+	}
+	return " (with filter " + base + ")"
+}
+
+// narrowHint suggests filter terms the endpoint accepts, for messages.
+// Any goroutine.
+func (r *windowReader[T]) narrowHint() string {
+	var hints []string
+	for _, name := range r.kind.FilterAttributeNames() {
+		f := r.kind.Filters[name]
+		if f.Allows(filter.Like) && len(hints) < 2 {
+			hints = append(hints, "like("+name+",...)")
+		}
+	}
+	if len(hints) == 0 {
+		return "another filter attribute"
+	}
+	return strings.Join(hints, " or ")
+}

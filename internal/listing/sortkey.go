@@ -1,0 +1,164 @@
+package listing
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// sortKey is a listing's sort attribute and direction, and the keyset
+// filters that continue a traversal from a value of it.
+//
+// Timestamps are compared at millisecond precision, the precision of the
+// filter grammar: records whose timestamps agree to the millisecond form one
+// tie group, since no filter can tell them apart.
+type sortKey struct {
+	attr      string
+	desc      bool
+	timestamp bool
+	number    bool
+}
+
+var idKey = sortKey{attr: "id"}
+
+// unsorted is the key of a listing in the service's own order: no sort=
+// parameter, no keyset.
+var unsorted = sortKey{}
+
+// keyFor is the sort key of attr ("attr" or "-attr") on r, unchecked.
+func keyFor(r commerce.Resource, s string) sortKey {
+	k := sortKey{attr: strings.TrimPrefix(s, "-"), desc: strings.HasPrefix(s, "-")}
+	switch r.SortKind(k.attr) {
+	case commerce.KindTimestamp:
+		k.timestamp = true
+	case commerce.KindNumber:
+		k.number = true
+	}
+	return k
+}
+
+// parseSort reads "attr" or "-attr" for r; empty means r's DefaultSort.
+func parseSort(r commerce.Resource, s string) (sortKey, error) {
+	if s == "" {
+		s = r.DefaultSort
+	}
+	k := keyFor(r, s)
+	if !r.CanSort(k.attr) {
+		return k, fmt.Errorf("%s cannot be sorted by %q; use one of %s, with a leading \"-\" for descending order",
+			r.Name, k.attr, strings.Join(r.SortAttributes(), ", "))
+	}
+	return k, nil
+}
+
+// param is the sort= query value.
+func (k sortKey) param() string {
+	if k.desc {
+		return "-" + k.attr
+	}
+	return k.attr
+}
+
+// keyOf returns rec's value of the sort attribute in the form keyset
+// filters use. Generic rather than a method taking a Record: boxing a
+// record into the interface would copy it to the heap for every record.
+func keyOf[T commerce.Record](k sortKey, rec T) (string, error) {
+	v, ok := rec.SortValue(k.attr)
+	if !ok || v == "" {
+		return "", fmt.Errorf("record %s has no %s to continue the listing from", rec.RecordID(), k.attr)
+	}
+	if !k.timestamp {
+		return v, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return "", fmt.Errorf("record %s has %s %q, which is not an ISO 8601 timestamp", rec.RecordID(), k.attr, v)
+	}
+	return t.UTC().Truncate(time.Millisecond).Format(filter.TimestampLayout), nil
+}
+
+// before reports whether key a sorts strictly before key b in this order.
+// Only timestamps and numbers have an order the client knows for sure; for
+// strings the service's collation decides, so they never count as out of
+// order.
+func (k sortKey) before(a, b string) bool {
+	switch {
+	case k.timestamp:
+		if k.desc {
+			return a > b
+		}
+		return a < b
+	case k.attr == "id":
+		// Ids are lowercase UUIDs, which every collation orders as bytes.
+		if k.desc {
+			return a > b
+		}
+		return a < b
+	case k.number:
+		x, errA := strconv.ParseInt(a, 10, 64)
+		y, errB := strconv.ParseInt(b, 10, 64)
+		if errA != nil || errB != nil {
+			return false
+		}
+		if k.desc {
+			return x > y
+		}
+		return x < y
+	}
+	return false
+}
+
+// checked reports whether the client can tell records out of this order:
+// not for text such as names, whose order is the service's collation.
+func (k sortKey) checked() bool { return k.timestamp || k.number || k.attr == "id" }
+
+func nextMillisecond(v string) string {
+	t, err := time.Parse(filter.TimestampLayout, v)
+	if err != nil {
+		// keyOf produced v, so this cannot happen.
+		panic(fmt.Sprintf("client: key %q is not a normalized timestamp", v))
+	}
+	return t.Add(time.Millisecond).Format(filter.TimestampLayout)
+}
+
+func (k sortKey) term(op filter.Op, v string) filter.Expr {
+	return filter.Expr{filter.NewTerm(op, k.attr, v)}
+}
+
+// from selects the records at or after v in sort order, v's tie group
+// included.
+func (k sortKey) from(v string) filter.Expr {
+	switch {
+	case k.timestamp && k.desc:
+		return k.term(filter.Lt, nextMillisecond(v))
+	case k.desc:
+		return k.term(filter.Le, v)
+	default:
+		return k.term(filter.Ge, v)
+	}
+}
+
+// after selects the records strictly after v's tie group.
+func (k sortKey) after(v string) filter.Expr {
+	switch {
+	case k.timestamp && k.desc:
+		return k.term(filter.Lt, v)
+	case k.timestamp:
+		return k.term(filter.Ge, nextMillisecond(v))
+	case k.desc:
+		return k.term(filter.Lt, v)
+	default:
+		return k.term(filter.Gt, v)
+	}
+}
+
+// equal selects exactly v's tie group.
+func (k sortKey) equal(v string) filter.Expr {
+	if k.timestamp {
+		return filter.Expr{filter.NewTerm(filter.Ge, k.attr, v), filter.NewTerm(filter.Lt, k.attr, nextMillisecond(v))}
+	}
+	return k.term(filter.Eq, v)
+}
