@@ -92,7 +92,7 @@ no_gaps() {
 generate() { # directory
   (cd "$1" && "$tfplugindocs" generate --provider-name "$PROVIDER_NAME" --providers-schema "$schema")
   no_gaps "$1/docs"
-  (cd "$1" && "$tfplugindocs" validate --provider-name "$PROVIDER_NAME")
+  (cd "$1" && "$tfplugindocs" validate --provider-name "$PROVIDER_NAME" --providers-schema "$schema")
 }
 
 if [ "$mode" = generate ]; then
@@ -109,5 +109,5 @@ if ! diff -ru docs "$tmp/src/docs"; then
   echo "docs: docs/ is out of date; run tools/docs.sh generate and commit the result" >&2
   exit 1
 fi
-(cd "$root" && "$tfplugindocs" validate --provider-name "$PROVIDER_NAME")
+(cd "$root" && "$tfplugindocs" validate --provider-name "$PROVIDER_NAME" --providers-schema "$schema")
 echo "docs: docs/ is up to date" >&2
