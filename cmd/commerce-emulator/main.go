@@ -126,6 +126,7 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	}
 	fs.StringVar(&f.fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
 	fs.StringVar(&f.ignoreSort, "ignore-sort", "", "comma-separated resources ("+strings.Join(c.resources, ", ")+") whose lists accept and ignore any sort instead of answering 400")
+	fs.BoolVar(&c.opts.ShuffleTies, "shuffle-ties", false, "give the records of a sorted list that share the sort value in another order on every request, as a store that sorts on a non-unique key may")
 	fs.StringVar(&f.aliases, "alias", "", "comma-separated `path=resource` pairs that serve a resource at another list path too (e.g. /v2/members=customers), to try commerce_list on an endpoint the provider does not know")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&f.baseTime, "base-time", emulator.DefaultBaseTime.Format(time.RFC3339), "created_at of the first records (RFC 3339)")

@@ -24,7 +24,7 @@ import (
 func TestReauthBurstsOf401(t *testing.T) {
 	const perToken, parallel = 10, 8
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 6000, TokenRequests: perToken})
-	want, err := srv.ExpectedIDs("accounts", "", "created_at")
+	want, err := srv.SortedIDs("accounts", "", "created_at")
 	if err != nil {
 		t.Fatal(err)
 	}

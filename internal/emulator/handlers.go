@@ -2,8 +2,10 @@ package emulator
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -113,7 +115,11 @@ func (s *Server) handleList(r *http.Request, t *table) *response {
 	total := len(rows)
 	from := min(p.offset, total)
 	to := min(from+p.limit, total)
-	for i, row := range rows[from:to] {
+	page := rows[from:to]
+	if s.opts.ShuffleTies && p.hasSort && !s.ignoresSort(t.res) {
+		page = shuffledTies(t, rows, from, to, p.q.sortCol, s.tieShuffles.Add(1))
+	}
+	for i, row := range page {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -198,4 +204,34 @@ func appendLinks(b []byte, r *http.Request, p *listParams, total int) []byte {
 	b = append(b, ',')
 	b = link(b, "last", last, true)
 	return append(b, '}')
+}
+
+// shuffledTies is rows[from:to] as a store that orders ties anew on every
+// request would serve it: each run of rows sharing the value of col, as far
+// as it reaches into the page, in an order drawn from seed. rows is not
+// modified (it may be cached).
+func shuffledTies(t *table, rows []int32, from, to, col int, seed int64) []int32 {
+	if from >= to {
+		return rows[from:to]
+	}
+	same := func(a, b int32) bool { return t.cmpValue(col, a, b) == 0 }
+	lo, hi := from, to
+	for lo > 0 && same(rows[lo-1], rows[from]) {
+		lo--
+	}
+	for hi < len(rows) && same(rows[hi], rows[to-1]) {
+		hi++
+	}
+	buf := slices.Clone(rows[lo:hi])
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	for start := 0; start < len(buf); {
+		end := start + 1
+		for end < len(buf) && same(buf[end], buf[start]) {
+			end++
+		}
+		run := buf[start:end]
+		r.Shuffle(len(run), func(i, j int) { run[i], run[j] = run[j], run[i] })
+		start = end
+	}
+	return buf[from-lo : to-lo]
 }

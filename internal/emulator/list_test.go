@@ -455,3 +455,35 @@ func TestStringStatus(t *testing.T) {
 		t.Errorf("status %s, want 400", e.Status)
 	}
 }
+
+// ShuffleTies: the records that share the sort value come in another order
+// on every request, while a page holds the same set of values and the
+// unsorted order stays as it is.
+func TestShuffleTies(t *testing.T) {
+	c := startServer(t, Options{Orders: 400, OrderTieGroups: []int{200}, Files: -1, Accounts: -1, ShuffleTies: true})
+	sorted := q("page[limit]", "100", "page[offset]", "100", "sort", "created_at")
+	first := c.list("orders", sorted).ids()
+	differs := false
+	for range 5 {
+		again := c.list("orders", sorted).ids()
+		if !slices.Equal(again, first) {
+			differs = true
+		}
+		if len(again) != len(first) {
+			t.Fatalf("%d records, then %d", len(first), len(again))
+		}
+	}
+	if !differs {
+		t.Error("six requests gave the tie group in one order")
+	}
+	all := c.list("orders", q("page[limit]", "100", "page[offset]", "100", "sort", "created_at"))
+	for i, r := range all.Data[1:] {
+		if r.created() < all.Data[i].created() {
+			t.Fatalf("record %d (%s) after %s: out of created_at order", i+1, r.created(), all.Data[i].created())
+		}
+	}
+	unsorted := q("page[limit]", "100", "page[offset]", "100")
+	if a, b := c.list("orders", unsorted).ids(), c.list("orders", unsorted).ids(); !slices.Equal(a, b) {
+		t.Error("the service's own order changed between two requests")
+	}
+}

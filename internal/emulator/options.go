@@ -96,6 +96,10 @@ type Options struct {
 	// would. By default an unsupported sort gets 400, and files and
 	// hierarchies refuse every sort. See also SetIgnoreSort.
 	IgnoreSort []string
+	// ShuffleTies gives the records of a sorted list that share the sort
+	// value in another order on every request, as a store that sorts on a
+	// non-unique key may (the vendor documents no order among ties).
+	ShuffleTies bool
 
 	// Now is the wall clock used for timestamps of writes (which are also
 	// always later than every seeded timestamp and strictly increasing).

@@ -45,8 +45,9 @@ type Server struct {
 	rateLimitRetryAfter atomic.Bool
 	faults              atomic.Pointer[FaultFunc]
 
-	seq      atomic.Int64
-	idPrefix string
+	seq         atomic.Int64
+	tieShuffles atomic.Int64 // seeds of ShuffleTies, one per request
+	idPrefix    string
 
 	httpSrv *http.Server
 	url     string

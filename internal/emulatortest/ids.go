@@ -1,7 +1,6 @@
 package emulatortest
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -9,22 +8,15 @@ import (
 )
 
 // WantIDs is the emulator's answer for filter in the order sort (empty:
-// the resource's default) promises: served by the service where it sorts,
-// else the complete list sorted as the provider sorts it.
+// the resource's default) promises: by value, ties by id, whether the
+// service sorts (the provider orders the ties it gives) or the provider
+// sorts the complete list itself.
 func WantIDs(t testing.TB, srv *emulator.Server, r commerce.Resource, filter, sort string) []string {
 	t.Helper()
 	if sort == "" {
 		sort = r.DefaultSort
 	}
-	var (
-		want []string
-		err  error
-	)
-	if r.KeysetCapable(strings.TrimPrefix(sort, "-")) {
-		want, err = srv.ExpectedIDs(r.Name, filter, sort)
-	} else {
-		want, err = srv.SortedIDs(r.Name, filter, sort)
-	}
+	want, err := srv.SortedIDs(r.Name, filter, sort)
 	if err != nil {
 		t.Fatalf("expected ids of %s filter=%q sort=%q: %v", r.Name, filter, sort, err)
 	}

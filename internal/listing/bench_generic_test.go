@@ -27,7 +27,7 @@ func BenchmarkListGeneric(b *testing.B) {
 		if err != nil {
 			b.Fatalf("emulator: %v", err)
 		}
-		want, err := srv.ExpectedIDs("orders", "", "created_at")
+		want, err := srv.SortedIDs("orders", "", "created_at")
 		if err != nil {
 			b.Fatal(err)
 		}

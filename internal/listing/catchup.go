@@ -28,7 +28,7 @@ func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) er
 			return nil
 		}
 		out := &sink[T]{emit: emit, kind: l.kind.Resource,
-			createdBefore: l.createdBefore, seen: main.seen}
+			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
 		base, err := l.narrowed(l.q.Filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
 			"to find the records updated while the listing ran, the provider lists those updated since it began again")
@@ -36,6 +36,9 @@ func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) er
 			return err
 		}
 		err = w.traverse(ctx, base, key)
+		if err == nil {
+			_, err = out.flush()
+		}
 		main.listed += out.listed
 		main.dropped += out.dropped
 		if err != nil || out.listed == 0 {

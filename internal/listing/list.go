@@ -182,8 +182,13 @@ func (l *listing[T]) run(ctx context.Context, key sortKey) (*sink[T], error) {
 		var err error
 		if res.KeysetCapable(key.attr) && !l.e.sortUnusable(res.Path) {
 			l.stats.Strategy = StrategyKeyset
-			w := l.walk(out, key)
-			err = w.traverseQuery(ctx)
+			out.byID = true
+			err = l.walk(out, key).traverseQuery(ctx)
+			// The pass's last ties go out too when it failed: what it read
+			// counts in the error (OffsetLimitError.Listed).
+			if _, ferr := out.flush(); err == nil {
+				err = ferr
+			}
 			if err == nil && key.attr == "updated_at" && key.desc {
 				err = l.catchUp(ctx, out, key)
 			}

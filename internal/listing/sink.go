@@ -1,6 +1,11 @@
 package listing
 
-import "github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+import (
+	"slices"
+	"strings"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+)
 
 // sink is where one strategy's records go, each once: the caller's emit
 // (or the catch-up's Late, or a provider-side sort's collection), up to a
@@ -26,6 +31,16 @@ type sink[T commerce.Record] struct {
 
 	sizeHint func() int       // results.total, to size seen once
 	progress func(listed int) // nil: no progress reports
+
+	// byID: the records come in key order from the service, and those that
+	// share a sort value wait in ties until a record with another value
+	// comes (or the pass ends, flush), then go to emit by id. The service
+	// documents no order among ties, and a store may give them in another
+	// order on every request: the provider's order is the same on every
+	// read of the same store.
+	byID   bool
+	tieKey string
+	ties   []T
 }
 
 // deliver hands rec to emit unless it was taken already. done is true once
@@ -54,11 +69,44 @@ func (s *sink[T]) deliver(rec T) (done bool, err error) {
 			return false, nil
 		}
 	}
-	if err := s.emit(rec); err != nil {
-		return false, err
-	}
 	if s.firstKey == "" && s.key.attr != "" {
 		s.firstKey, _ = keyOf(s.key, rec)
+	}
+	if !s.byID {
+		return s.take(rec)
+	}
+	k, err := keyOf(s.key, rec)
+	if err != nil {
+		return false, err
+	}
+	if k != s.tieKey {
+		if done, err := s.flush(); done || err != nil {
+			return done, err
+		}
+		s.tieKey = k
+	}
+	s.ties = append(s.ties, rec)
+	return false, nil
+}
+
+// flush hands the waiting ties to emit by id, up to the limit. done is
+// true once the limit is reached.
+func (s *sink[T]) flush() (done bool, err error) {
+	slices.SortFunc(s.ties, func(a, b T) int { return strings.Compare(a.RecordID(), b.RecordID()) })
+	for i, rec := range s.ties {
+		if done, err = s.take(rec); done || err != nil {
+			clear(s.ties[i:])
+			break
+		}
+	}
+	s.ties = s.ties[:0]
+	return done, err
+}
+
+// take hands rec to emit and counts it.
+func (s *sink[T]) take(rec T) (done bool, err error) {
+	if err := s.emit(rec); err != nil {
+		return false, err
 	}
 	s.listed++
 	if s.progress != nil {

@@ -22,7 +22,8 @@ func filterTable(r commerce.Resource) string {
 func sortNote(r commerce.Resource) string {
 	var b strings.Builder
 	if len(r.ServiceSorts) > 0 {
-		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come in the service's order. ", backticks(r.ServiceSorts))
+		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come by `id`, whatever order the service gives them in, "+
+			"so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). ", backticks(r.ServiceSorts))
 	}
 	if len(r.ProviderSorts) > 0 {
 		fmt.Fprintf(&b, "The service cannot list %s by %s past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, "+

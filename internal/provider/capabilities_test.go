@@ -58,12 +58,12 @@ func TestSortNote(t *testing.T) {
 		r    commerce.Resource
 		want string
 	}{
-		{commerce.AccountsResource, "The service sorts by `created_at`, `updated_at`, `id` itself; records with equal values come in the service's order. " +
+		{commerce.AccountsResource, "The service sorts by `created_at`, `updated_at`, `id` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
 			"The service cannot list accounts by `name` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
 		{commerce.FilesResource, "The service cannot list files by `created_at`, `file_size`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
-		{commerce.OrdersResource, "The service sorts by `created_at` itself; records with equal values come in the service's order. " +
+		{commerce.OrdersResource, "The service sorts by `created_at` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
 			"The service cannot list orders by `updated_at`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
 	}

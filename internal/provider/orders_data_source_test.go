@@ -33,7 +33,7 @@ func TestAccOrdersAllPastOffsetLimit(t *testing.T) {
 
 func TestAccOrdersTieGroupAcrossPages(t *testing.T) {
 	// 333 orders share one created_at; pages of 30 split the group eleven
-	// times. Every order must come exactly once, in the service's order.
+	// times. Every order must come exactly once, the group by id.
 	srv := emulatortest.Start(t, emulator.Options{Orders: 1200, OrderTieGroups: []int{333}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,

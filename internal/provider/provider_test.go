@@ -52,11 +52,16 @@ func idsExact(ids []string) knownvalue.Check {
 	return knownvalue.ListExact(vals)
 }
 
+// expected is the list a read of resource returns: in the order sort
+// promises (empty: created_at, every resource's default), ties by id.
 func expected(t *testing.T, srv *emulator.Server, resource, filter, sort string) []string {
 	t.Helper()
-	ids, err := srv.ExpectedIDs(resource, filter, sort)
+	if sort == "" {
+		sort = "created_at"
+	}
+	ids, err := srv.SortedIDs(resource, filter, sort)
 	if err != nil {
-		t.Fatalf("ExpectedIDs(%s, %q, %q): %v", resource, filter, sort, err)
+		t.Fatalf("SortedIDs(%s, %q, %q): %v", resource, filter, sort, err)
 	}
 	return ids
 }
