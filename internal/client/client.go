@@ -54,7 +54,9 @@ func New(cfg Config) (*Client, error) {
 
 	retries := &retrier{policy: policy, budget: budget, log: cfg.Logger}
 	// The token request gets the same per-attempt timeout as every other.
-	tokenHTTP := &http.Client{Transport: base.Transport, Timeout: cfg.RequestTimeout}
+	// It reads the token's fields at the top level or inside data, the two
+	// shapes the vendor documents (token_shape.go).
+	tokenHTTP := &http.Client{Transport: tokenShape{base.Transport}, Timeout: cfg.RequestTimeout}
 	return &Client{
 		cfg:      cfg,
 		http:     base,

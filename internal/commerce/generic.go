@@ -19,7 +19,7 @@ type Generic struct {
 	// listing; SortValue reads attributes beyond id and the timestamps
 	// from JSON on demand, since only a provider-side sort or a range cut
 	// asks for them.
-	paths map[string]string
+	paths map[string][]string
 }
 
 // SortValue returns id, created_at and updated_at as decoded, and any other
@@ -31,8 +31,13 @@ func (g Generic) SortValue(attr string) (string, bool) {
 	case "id", "created_at", "updated_at":
 		return g.sortValue(attr)
 	}
-	if p, ok := g.paths[attr]; ok {
-		return jsonValueAt([]byte(g.JSON), p)
+	if ps, ok := g.paths[attr]; ok {
+		for _, p := range ps {
+			if v, ok := jsonValueAt([]byte(g.JSON), p); ok {
+				return v, true
+			}
+		}
+		return "", false
 	}
 	if v, ok := jsonValueAt([]byte(g.JSON), attr); ok {
 		return v, true
@@ -188,7 +193,7 @@ func parseGeneric(b []byte) (wireGeneric, error) {
 
 // record takes the timestamps from meta.timestamps, else meta, else the
 // top level, whichever the record has.
-func (w wireGeneric) record(raw string, paths map[string]string) (Generic, error) {
+func (w wireGeneric) record(raw string, paths map[string][]string) (Generic, error) {
 	first := func(vs ...looseString) string {
 		for _, v := range vs {
 			if v != "" {

@@ -84,8 +84,10 @@ type Resource struct {
 	HardOffsetLimit bool
 	// ValuePaths says where a record decoded generically (GenericKind)
 	// holds a sort or range attribute that is not at the top level or
-	// under "attributes": a dotted path into the record's JSON.
-	ValuePaths map[string]string
+	// under "attributes": dotted paths into the record's JSON, the first
+	// that leads to a value wins (the vendor documents some attributes in
+	// two places).
+	ValuePaths map[string][]string
 }
 
 var (
@@ -134,9 +136,12 @@ var (
 		),
 		RangeAttribute:  "with_tax",
 		HardOffsetLimit: true,
-		ValuePaths: map[string]string{
-			"with_tax":    "meta.display_price.with_tax.amount",
-			"without_tax": "meta.display_price.without_tax.amount",
+		// The vendor's examples and SDK have the amounts under
+		// meta.display_price; the OrderMeta schema of its carts-orders
+		// spec has them directly under meta.
+		ValuePaths: map[string][]string{
+			"with_tax":    {"meta.display_price.with_tax.amount", "meta.with_tax.amount"},
+			"without_tax": {"meta.display_price.without_tax.amount", "meta.without_tax.amount"},
 		},
 	}
 	// Files cannot be sorted at all, nor filtered by time or id: the

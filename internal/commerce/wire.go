@@ -46,6 +46,24 @@ type wireAmount struct {
 	Currency lenientString `json:"currency"`
 }
 
+// wirePrices are an order's amounts with and without tax.
+type wirePrices struct {
+	WithTax    wireAmount `json:"with_tax"`
+	WithoutTax wireAmount `json:"without_tax"`
+}
+
+// orDirect is p, with each amount p lacks taken from direct (the amounts
+// directly under meta).
+func (p wirePrices) orDirect(direct wirePrices) wirePrices {
+	if p.WithTax == (wireAmount{}) {
+		p.WithTax = direct.WithTax
+	}
+	if p.WithoutTax == (wireAmount{}) {
+		p.WithoutTax = direct.WithoutTax
+	}
+	return p
+}
+
 // wireTimestamps is where the service keeps a record's timestamps: nested in
 // meta.timestamps (what it sends), or flat at the top level (the spec's form).
 type wireTimestamps struct {
@@ -116,10 +134,11 @@ type wireOrder struct {
 	Contact     wirePerson    `json:"contact"`
 	Meta        struct {
 		Timestamps   wireTimestamps `json:"timestamps"`
-		DisplayPrice struct {
-			WithTax    wireAmount `json:"with_tax"`
-			WithoutTax wireAmount `json:"without_tax"`
-		} `json:"display_price"`
+		DisplayPrice wirePrices     `json:"display_price"`
+		// The OrderMeta schema of the vendor's carts-orders spec has the
+		// amounts directly under meta; its examples and SDK, under
+		// meta.display_price. Either is read.
+		wirePrices
 	} `json:"meta"`
 	Relationships struct {
 		Customer wireRelation `json:"customer"`
@@ -159,7 +178,7 @@ func (w wireOrder) record(raw []byte, keepRaw bool, n *decodeNotes) (Order, erro
 	if person.Name.odd != asDocumented || person.Email.odd != asDocumented {
 		name, email = person.Name.text(n, who+".name", id), person.Email.text(n, who+".email", id)
 	}
-	price := w.Meta.DisplayPrice
+	price := w.Meta.DisplayPrice.orDirect(w.Meta.wirePrices)
 	currency := price.WithTax.Currency.text(n, "meta.display_price.with_tax.currency", id)
 	if currency == "" {
 		currency = price.WithoutTax.Currency.text(n, "meta.display_price.without_tax.currency", id)

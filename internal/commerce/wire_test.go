@@ -32,6 +32,17 @@ func TestDecodeOrderRelationsAndFallbacks(t *testing.T) {
 		body: `{"id":"o3","meta":{"display_price":{"without_tax":{"amount":"100","currency":"GBP"}}}}`,
 		want: Order{Common: Common{ID: "o3"}, Currency: "GBP", AmountWithoutTax: i64(100)},
 	}, {
+		// The OrderMeta schema of the vendor's carts-orders spec: the
+		// amounts directly under meta.
+		name: "amounts directly under meta",
+		body: `{"id":"o5","meta":{"with_tax":{"amount":120,"currency":"EUR","formatted":"€1.20"},"without_tax":{"amount":100,"currency":"EUR"},
+			"timestamps":{"created_at":"2024-01-01T00:00:00Z"}}}`,
+		want: Order{Common: Common{ID: "o5", CreatedAt: "2024-01-01T00:00:00Z"}, Currency: "EUR", AmountWithTax: i64(120), AmountWithoutTax: i64(100)},
+	}, {
+		name: "display_price wins over amounts directly under meta",
+		body: `{"id":"o6","meta":{"display_price":{"with_tax":{"amount":120,"currency":"EUR"}},"with_tax":{"amount":999,"currency":"USD"},"without_tax":{"amount":100,"currency":"EUR"}}}`,
+		want: Order{Common: Common{ID: "o6"}, Currency: "EUR", AmountWithTax: i64(120), AmountWithoutTax: i64(100)},
+	}, {
 		name: "no prices",
 		body: `{"id":"o4","meta":{"display_price":{}}}`,
 		want: Order{Common: Common{ID: "o4"}},
@@ -76,5 +87,24 @@ func TestDecodeAccountParent(t *testing.T) {
 		if got.ParentID != want {
 			t.Errorf("%s: ParentID = %q, want %q", body, got.ParentID, want)
 		}
+	}
+}
+
+// An order decodes the same, and a generic record of the orders endpoint
+// gives the same range attribute, in either shape the vendor documents.
+func TestOrderAmountsInEitherShape(t *testing.T) {
+	nested := `{"id":"o","meta":{"display_price":{"with_tax":{"amount":1200,"currency":"EUR"},"without_tax":{"amount":1000,"currency":"EUR"}}}}`
+	direct := `{"id":"o","meta":{"with_tax":{"amount":1200,"currency":"EUR"},"without_tax":{"amount":1000,"currency":"EUR"}}}`
+	a, _, errA := Orders.DecodeRecord([]byte(nested), false)
+	b, _, errB := Orders.DecodeRecord([]byte(direct), false)
+	if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("display_price %s (%v), directly under meta %s (%v)", dump(a), errA, dump(b), errB)
+	}
+	for _, body := range []string{nested, direct} {
+		g, _, err := GenericKind(OrdersResource).DecodeRecord([]byte(body), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSortValues(t, g, map[string]string{"with_tax": "1200", "without_tax": "1000"})
 	}
 }
