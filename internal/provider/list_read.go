@@ -15,6 +15,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,6 +38,15 @@ type listTarget[T commerce.Record] struct {
 	example string
 	// records is the state attribute that holds the records.
 	records string
+}
+
+// dataSourceName is the type name of the data source that reads t, for
+// messages.
+func (t listTarget[T]) dataSourceName() string {
+	if t.records == recordsAttribute {
+		return "list"
+	}
+	return t.records
 }
 
 // openListRead reads a list data source's inputs and bounds ctx by its
@@ -86,7 +96,11 @@ func listRecords[T commerce.Record](ctx context.Context, c *service, in listInpu
 		"requests": requests.Requests, "retries": requests.Retries, "throttled_429": requests.Throttled, "budget_per_s": requests.Budget,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
 	})
-	if err != nil {
+	var tooLarge *stateTooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		diags.Append(stateTooLargeDiagnostic("commerce_"+t.dataSourceName(), t.kind.Name, tooLarge, stats.Total, in))
+	case err != nil:
 		diags.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 	}
 	return stats, diags

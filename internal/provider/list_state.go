@@ -46,11 +46,12 @@ type msgpackCollector[T commerce.Record] struct {
 	ids, records                chunkWriter
 	lateIDs, lateRecords        chunkWriter
 	scratch                     []byte
+	jsonBytes                   int // of the records written, their JSON's
 }
 
 func (c *msgpackCollector[T]) add(rec T) error {
 	c.write(&c.ids, &c.records, rec)
-	return nil
+	return c.fits()
 }
 
 func (c *msgpackCollector[T]) addLate(late commerce.Record) error {
@@ -59,6 +60,16 @@ func (c *msgpackCollector[T]) addLate(late commerce.Record) error {
 		return fmt.Errorf("internal error: late record of type %T", late)
 	}
 	c.write(&c.lateIDs, &c.lateRecords, rec)
+	return c.fits()
+}
+
+// fits fails, and so ends the listing, once the state has passed what
+// Terraform can take: from then on no record can make it fit.
+func (c *msgpackCollector[T]) fits() error {
+	ids := c.ids.n + c.lateIDs.n
+	if size := ids + c.records.n + c.lateRecords.n; size > maxStateBytes {
+		return &stateTooLargeError{listed: c.ids.items() + c.lateIDs.items(), bytes: size, idBytes: ids, jsonBytes: c.jsonBytes}
+	}
 	return nil
 }
 
@@ -68,6 +79,9 @@ func (c *msgpackCollector[T]) write(ids, records *chunkWriter, rec T) {
 	if c.includeRecords {
 		c.scratch = c.enc.appendRecord(c.scratch[:0], rec, c.includeJSON)
 		records.add(c.scratch)
+		if c.includeJSON {
+			c.jsonBytes += len(rec.Base().JSON)
+		}
 	}
 }
 
