@@ -21,6 +21,24 @@ func Parse(s string) (Expr, error) {
 		return nil, &SyntaxError{Input: s, Pos: MaxLength, Msg: fmt.Sprintf(
 			"filter is %d bytes long; the service accepts at most %d bytes, so use fewer or shorter terms", len(s), MaxLength)}
 	}
+	return parse(s)
+}
+
+// MaxSplitLength is the longest filter ParseSplittable accepts.
+const MaxSplitLength = 1 << 20
+
+// ParseSplittable parses a filter longer than the service takes in one
+// request, up to MaxSplitLength bytes, which the provider splits over
+// several requests by the values of an in(): the grammar is Parse's.
+func ParseSplittable(s string) (Expr, error) {
+	if len(s) > MaxSplitLength {
+		return nil, &SyntaxError{Input: s, Pos: MaxSplitLength, Msg: fmt.Sprintf(
+			"filter is %d bytes long; the provider splits filters of at most %d bytes over several requests", len(s), MaxSplitLength)}
+	}
+	return parse(s)
+}
+
+func parse(s string) (Expr, error) {
 	if !utf8.ValidString(s) {
 		off := invalidUTF8Offset(s)
 		return nil, &SyntaxError{Input: s, Pos: off, Msg: fmt.Sprintf(

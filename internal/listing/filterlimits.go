@@ -85,7 +85,7 @@ func (r *windowReader[T]) limitError(merged filter.Expr, text string, n int, ext
 	case len(merged) > filter.MaxTerms:
 		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together.", filter.MaxTerms)
 	default:
-		e.Fix = "Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources."
+		e.Fix = fmt.Sprintf("The provider splits an in() of up to %d values over several requests, but not the rest of a filter: use fewer or shorter values elsewhere, or split the list into several data sources.", MaxInValues)
 	}
 	return e
 }

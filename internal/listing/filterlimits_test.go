@@ -2,7 +2,10 @@ package listing
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,25 +112,89 @@ func TestListNoRoomForWindowBound(t *testing.T) {
 	}
 }
 
-func TestListRefusesOverLongRequestBeforeSending(t *testing.T) {
+// An in() of 1,000 ids is split into requests within the service's 8 KB
+// (the emulator refuses longer ones with 400) and lists exactly: the ids in
+// order, the total the sum of the parts', at a request a page.
+func TestListSplitsLongIn(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, Orders: -1, Files: -1})
+	c := newClient(t, srv)
+	var ids []string
+	for i, a := range srv.Accounts() {
+		if i%3 == 0 {
+			ids = append(ids, a.ID)
+		}
+	}
+	ids = ids[:1000]
+	in := "in(id," + strings.Join(ids, ",") + ")"
+	for _, sort := range []string{"created_at", "-updated_at", "name"} {
+		srv.ResetStats()
+		split, err := SplitIn(commerce.AccountsResource.Path, in, sort, commerce.DefaultPageSize)
+		if err != nil || len(split.Parts) < 5 {
+			t.Fatalf("split into %d parts: %v", len(split.Parts), err)
+		}
+		got, stats, err := listIDs(t, c, commerce.Accounts, Query{Filter: in, Sort: sort})
+		if err != nil {
+			t.Fatalf("sort %s: %v", sort, err)
+		}
+		want := wantAmong(t, srv, ids, sort)
+		if !slices.Equal(got, want) || stats.Total != 1000 || stats.Listed != 1000 {
+			t.Fatalf("sort %s: %d ids (total %d), want the 1000 in order; first difference at %d", sort, len(got), stats.Total, firstDiff(got, want))
+		}
+		// A page of 100 per part's matches, a part's last page cut short,
+		// and -updated_at's catch-up pass: at most two requests a part
+		// more than the 10 pages the 1,000 records fill.
+		if sent := srv.Stats().ListRequests["accounts"]; sent > 10+2*len(split.Parts) || sent < len(split.Parts) {
+			t.Errorf("sort %s: %d requests for %d parts", sort, sent, len(split.Parts))
+		}
+		if n := srv.Stats().StatusCounts[http.StatusBadRequest]; n != 0 {
+			t.Errorf("sort %s: %d requests refused", sort, n)
+		}
+	}
+	// max_results over the merged list.
+	got, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: in, MaxResults: 250})
+	if want := wantAmong(t, srv, ids, "created_at")[:250]; err != nil || !slices.Equal(got, want) {
+		t.Errorf("max_results 250: %d ids, %v", len(got), err)
+	}
+}
+
+// wantAmong is the accounts with the given ids in the order sort promises
+// (the emulator's oracle takes no filter longer than one request).
+func wantAmong(t *testing.T, srv *emulator.Server, ids []string, sort string) []string {
+	t.Helper()
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	var out []string
+	for _, id := range wantIDs(t, srv, commerce.AccountsResource, "", sort) {
+		if in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// What no split fixes is refused before anything is sent: an in() of more
+// than MaxInValues values, and a filter too long without the in().
+func TestListRefusesWhatNoSplitFixes(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 100})
 	c := newClient(t, srv)
-	ids := make([]string, 230)
-	for i := range ids {
-		ids[i] = "10000000-0000-4000-8000-" + strings.Repeat("0", 9) + itoa3(i)
+	many := make([]string, MaxInValues+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}
 	srv.ResetStats()
-	_, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: "in(id," + strings.Join(ids, ",") + ")"})
+	_, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: "in(id," + strings.Join(many, ",") + ")"})
 	var limit *FilterLimitError
-	if !errors.As(err, &limit) || !strings.Contains(err.Error(), "8192") || !strings.Contains(err.Error(), "200 ids") {
-		t.Fatalf("err = %v, want a FilterLimitError over 8192 bytes", err)
+	if !errors.As(err, &limit) || !strings.Contains(err.Error(), "8192") || !strings.Contains(err.Error(), "10000 values") {
+		t.Errorf("err = %v, want a FilterLimitError over 8192 bytes naming the 10000 values a split takes", err)
+	}
+	long := "like(name," + strings.Repeat("x", 8200) + ")"
+	if _, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: long}); !errors.As(err, &limit) {
+		t.Errorf("err = %v, want a FilterLimitError", err)
 	}
 	if got := srv.Stats().ListRequests["accounts"]; got != 0 {
 		t.Errorf("%d list requests went out", got)
-	}
-	// 200 ids fit.
-	if _, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: "in(id," + strings.Join(ids[:200], ",") + ")"}); err != nil {
-		t.Errorf("200 ids: %v", err)
 	}
 }
 

@@ -100,6 +100,9 @@ func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[
 	if q.MaxResults < 0 {
 		return Stats{}, fmt.Errorf("max results %d must not be negative", q.MaxResults)
 	}
+	if split, err := SplitIn(kind.Path, q.Filter, key.param(), e.pageSize); err == nil && split.Parts != nil {
+		return listParts(ctx, e, kind, q, key, split.Parts, emit)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := newWindowReader(e, kind, q.IncludeJSON)

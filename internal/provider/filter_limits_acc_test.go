@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // filterTermsSent checks that no request the emulator received carried
@@ -137,14 +139,14 @@ data "commerce_orders" "between" {
 	})
 }
 
-// TestAccFilterLimitsBeforeSending: an eleventh term, and a request over
-// 8 KB, fail at plan time and send nothing; ten terms that leave no room
-// for the bound past the offset limit fail after the first page, with the
-// fix.
+// TestAccFilterLimitsBeforeSending: an eleventh term, and an in() longer
+// than the provider splits, fail at plan time and send nothing; ten terms
+// that leave no room for the bound past the offset limit fail after the
+// first page, with the fix.
 func TestAccFilterLimitsBeforeSending(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 12000, Accounts: 50})
 	eleven := strings.TrimSuffix(strings.Repeat("like(email,*@*):", 7), ":")
-	ids := make([]string, 230)
+	ids := make([]string, listing.MaxInValues+1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}
@@ -171,7 +173,7 @@ data "commerce_orders" "x" {
 data "commerce_accounts" "x" {
   where = [{ attribute = "id", op = "in", values = ["` + strings.Join(ids, `", "`) + `"] }]
 }`,
-				ExpectError: regexp.MustCompile(`(?s)Filter too long for one request.*where:\s+the\s+request\s+for\s+this\s+filter\s+would\s+be\s+\d+\s+bytes\s+long.*at\s+most\s+8192\s+bytes.*about\s+200\s+ids`),
+				ExpectError: regexp.MustCompile(`(?s)Filter too long for one request.*where:\s+the\s+request\s+for\s+this\s+filter\s+would\s+be\s+\d+\s+bytes\s+long.*at\s+most\s+8192\s+bytes.*10001\s+values;\s+the\s+provider\s+splits\s+at\s+most\s+10000`),
 			},
 			{
 				PreConfig: func() { noListRequests(t, srv) },
@@ -184,5 +186,46 @@ data "commerce_orders" "x" { filter = "` + noRoom + `" }`,
 	// The last read stopped after each attempt's first page.
 	if n := srv.Stats().ListRequests["orders"]; n == 0 || n > 4 {
 		t.Errorf("%d order list requests, want one per read attempt", n)
+	}
+}
+
+// TestAccFilterLongInSplit: 450 account ids from elsewhere in one where
+// in(), over the service's 8 KB for one request, list exactly: the provider
+// splits the in() over several requests, each within the limit (the
+// emulator refuses longer ones), and merges them in order.
+func TestAccFilterLongInSplit(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1200, Orders: -1, Files: -1})
+	var ids []string
+	for i, a := range srv.Accounts() {
+		if i%2 == 0 && len(ids) < 450 {
+			ids = append(ids, a.ID)
+		}
+	}
+	chosen := map[string]bool{}
+	for _, id := range ids {
+		chosen[id] = true
+	}
+	var want []string
+	for _, id := range expected(t, srv, "accounts", "", "-created_at") {
+		if chosen[id] {
+			want = append(want, id)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: providerConfig(t, srv) + `
+data "commerce_accounts" "x" {
+  sort  = "-created_at"
+  where = [{ attribute = "id", op = "in", values = ["` + strings.Join(ids, `", "`) + `"] }]
+}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.commerce_accounts.x", tfjsonpath.New("ids"), idsExact(want)),
+				statecheck.ExpectKnownValue("data.commerce_accounts.x", tfjsonpath.New("total"), knownvalue.Int64Exact(450)),
+			},
+		}},
+	})
+	if n := srv.Stats().StatusCounts[http.StatusBadRequest]; n != 0 {
+		t.Errorf("%d requests refused with 400", n)
 	}
 }

@@ -124,13 +124,24 @@ func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
 }
 
 // checkRequestLength reports a filter whose list request to listPath would
-// be longer than the service takes.
+// be longer than the service takes: a warning with the requests it costs
+// where the provider splits its in() over several, else an error.
 func checkRequestLength(at path.Path, listPath, expr, sort string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if n := listing.ListRequestLength(listPath, expr, sort); n > commerce.MaxRequestBytes {
+	n := listing.ListRequestLength(listPath, expr, sort)
+	split, err := listing.SplitIn(listPath, expr, sort, commerce.DefaultPageSize)
+	switch {
+	case err == nil && split.Parts != nil:
+		diags.AddAttributeWarning(at, "Long in() split over several requests",
+			fmt.Sprintf("%s: in(%s,…) has %d values, and one request for it would be %d bytes long (path and URL-encoded query), over the service's %d. "+
+				"The provider lists it in %d parts, each within the limit, and merges them (in order, each record once): at least %d requests instead of one. "+
+				"Nothing to change unless that is too many; it splits at most %d values.",
+				at, split.Attribute, split.Values, n, commerce.MaxRequestBytes, len(split.Parts), len(split.Parts), listing.MaxInValues))
+	case n > commerce.MaxRequestBytes:
 		diags.AddAttributeError(at, "Filter too long for one request",
-			fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes. "+
-				"Use fewer or shorter values (an in() of about 200 ids fills a request), or split the list into several data sources.", at, n, commerce.MaxRequestBytes))
+			fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes, "+
+				"and the provider cannot split it: %v. The provider splits an in() of up to %d values over several requests, but not the rest of a filter: "+
+				"use fewer or shorter values elsewhere, or split the list into several data sources.", at, n, commerce.MaxRequestBytes, err, listing.MaxInValues))
 	}
 	return diags
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -83,7 +84,7 @@ func TestExpression(t *testing.T) {
 			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", listing.ListRequestLength("/v2/orders", longBoth, "created_at")), "at most 8192 bytes")}},
 		{"too long once URL-encoded", listInputs{Filter: types.StringNull(), Where: wheres(&whereModel{Attribute: types.StringValue("external_ref"), Op: types.StringValue("eq"),
 			Value: types.StringValue(strings.Repeat("(", 3000)), Values: noValues})}, `eq(external_ref,"` + strings.Repeat("(", 3000) + `")`,
-			[]wantDiag{errorAt("where", "Filter too long for one request", "about 200 ids")}},
+			[]wantDiag{errorAt("where", "Filter too long for one request", "cannot split it: the filter has no in()", "up to 10000 values")}},
 		{"ten terms", listInputs{Filter: types.StringValue(strings.Repeat("eq(status,complete):", 5) + "eq(status,complete)"), Where: wheres(
 			whereEq("currency", "USD"), whereEq("currency", "USD"), whereEq("currency", "USD"), whereEq("currency", "USD"))},
 			strings.Repeat("eq(status,complete):", 6) + "eq(currency,USD):eq(currency,USD):eq(currency,USD):eq(currency,USD)", nil},
@@ -239,5 +240,35 @@ func TestCollector(t *testing.T) {
 	}
 	if err := collect(true, nil, nil).addLate(commerce.File{}); err == nil || !strings.Contains(err.Error(), "late record of type commerce.File") {
 		t.Errorf("late file in an orders listing: %v", err)
+	}
+}
+
+// A long in() is split at read time: validate warns with what it costs
+// instead of refusing it; what no split fixes stays an error.
+func TestCheckRequestLengthSplitsLongIn(t *testing.T) {
+	ids := make([]string, 450)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
+	}
+	expr := "in(id," + strings.Join(ids, ",") + ")"
+	diags := checkRequestLength(path.Root("where"), "/v2/accounts", expr, "created_at")
+	if len(diags) != 1 || diags.HasError() {
+		t.Fatalf("diagnostics %v, want one warning", diags)
+	}
+	split, err := listing.SplitIn("/v2/accounts", expr, "created_at", commerce.DefaultPageSize)
+	if err != nil || len(split.Parts) != 3 {
+		t.Fatalf("%d parts, %v; want 3", len(split.Parts), err)
+	}
+	for _, want := range []string{"in(id,…) has 450 values", "lists it in 3 parts", "at least 3 requests instead of one"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("detail lacks %q: %s", want, diags[0].Detail())
+		}
+	}
+	many := make([]string, listing.MaxInValues+1)
+	for i := range many {
+		many[i] = "x"
+	}
+	if diags := checkRequestLength(path.Root("where"), "/v2/accounts", "in(id,"+strings.Join(many, ",")+")", "created_at"); !diags.HasError() {
+		t.Errorf("an in() of %d values: %v, want an error", len(many), diags)
 	}
 }
