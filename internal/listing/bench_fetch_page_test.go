@@ -25,7 +25,7 @@ func BenchmarkFetchPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := benchClient(b, srv, 100, 8)
+	c := benchClient(b, srv, 8)
 	var body []byte
 	q := url.Values{"page[limit]": {"100"}, "page[offset]": {"0"}, "sort": {"created_at"}}
 	if err := c.get.Get(context.Background(), commerce.Orders.Path, q, func(raw []byte) error {

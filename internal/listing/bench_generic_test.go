@@ -63,7 +63,7 @@ func benchListOnce(b *testing.B, srv *emulator.Server, want []string, variant in
 	b.Helper()
 	srv.ResetStats()
 	start := time.Now()
-	c := benchClient(b, srv, benchPageSize, benchMaxParallel)
+	c := benchClient(b, srv, benchMaxParallel)
 	ids := make([]string, 0, len(want))
 	var err error
 	if variant == 1 {

@@ -89,10 +89,10 @@ func heapInuseAfterGC() uint64 {
 	return ms.HeapInuse
 }
 
-// benchClient is a client with the provider's defaults (what a user gets
-// without setting anything), apart from the benchmark's page size and
-// parallelism when they are given.
-func benchClient(b *testing.B, srv *emulator.Server, pageSize, maxParallel int) *Engine {
+// benchClient is an engine on a client with the provider's defaults (what a
+// user gets without setting anything), apart from the benchmark's
+// parallelism.
+func benchClient(b *testing.B, srv *emulator.Server, maxParallel int) *Engine {
 	b.Helper()
 	c, err := client.New(client.Config{
 		BaseURL:             srv.URL(),
@@ -106,7 +106,7 @@ func benchClient(b *testing.B, srv *emulator.Server, pageSize, maxParallel int) 
 	if err != nil {
 		b.Fatalf("client.New: %v", err)
 	}
-	e, err := New(c, Options{PageSize: pageSize, MaxParallelRequests: maxParallel})
+	e, err := New(c, Options{PageSize: benchPageSize, MaxParallelRequests: maxParallel})
 	if err != nil {
 		b.Fatalf("New: %v", err)
 	}
@@ -162,7 +162,7 @@ func benchEngine(b *testing.B, srv *emulator.Server, want []string) {
 		srv.ResetStats()
 		b.StartTimer()
 		start := time.Now()
-		c := benchClient(b, srv, benchPageSize, benchMaxParallel)
+		c := benchClient(b, srv, benchMaxParallel)
 		// Keep every record, as the provider does, so that the heap figure
 		// includes what a listing hands over.
 		records := make([]commerce.Order, 0, 1024)
@@ -254,7 +254,7 @@ func benchBaseline(b *testing.B, srv *emulator.Server, want []string, pager benc
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		c := benchClient(b, srv, benchPageSize, 1)
+		c := benchClient(b, srv, 1)
 		ids, p, err := pager(context.Background(), c)
 		wall += time.Since(start)
 		if err != nil {
@@ -357,7 +357,7 @@ func BenchmarkListFiles(b *testing.B) {
 			for b.Loop() {
 				srv.ResetStats()
 				start := time.Now()
-				c := benchClient(b, srv, benchPageSize, benchMaxParallel)
+				c := benchClient(b, srv, benchMaxParallel)
 				var got []string
 				stats, err := List(context.Background(), c, commerce.Files, Query{}, func(f commerce.File) error {
 					got = append(got, f.ID)

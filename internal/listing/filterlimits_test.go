@@ -217,7 +217,3 @@ func TestListDateFormsPastOffsetLimit(t *testing.T) {
 		}
 	}
 }
-
-func itoa3(i int) string {
-	return string([]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)})
-}
