@@ -62,28 +62,44 @@ func openListRead(ctx context.Context, c *service, cfg tfsdk.Config) (context.Co
 }
 
 // readList lists what in asks of t and returns the data source's state:
-// config with ids, total and the records filled in, as msgpack.
+// config with ids, total and the records filled in, as msgpack. Identical
+// reads that Terraform runs together share one listing (shared_read.go).
 func readList[T commerce.Record](ctx context.Context, c *service, config tftypes.Value, in listInputs, t listTarget[T], enc recordEncoder[T]) ([]byte, diag.Diagnostics) {
-	col := &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-	stats, diags := listRecords(ctx, c, in, t, col.add, col.addLate)
+	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
 	if diags.HasError() {
 		return nil, diags
 	}
-	state, err := col.state(config, t.records, stats.Total, int(in.MaxResults.ValueInt64()))
+	key := readKey(t.dataSourceName(), t.kind.Path, expr, in)
+	out, shared, err := c.reads.Do(ctx, key, func(ctx context.Context) listOutcome {
+		col := &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+		stats, diags := listRecords(ctx, c, in, expr, t, col.add, col.addLate)
+		return listOutcome{collector: col, total: stats.Total, diags: diags}
+	})
+	if err != nil {
+		diags.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
+		return nil, diags
+	}
+	if shared {
+		tflog.Debug(ctx, "served by an identical read that was starting when this one arrived", map[string]any{
+			"data_source": "commerce_" + t.dataSourceName(), "resource": t.kind.Name, "filter": expr, "sort": in.Sort.ValueString(),
+		})
+	}
+	diags.Append(out.diags...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	state, err := out.collector.state(config, t.records, out.total, int(in.MaxResults.ValueInt64()))
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}
 	return state, diags
 }
 
-// listRecords runs the listing in asks of t, handing the records to add
-// in result order and those that moved ahead of them while it ran to
-// addLate (see listing.Query.Late).
-func listRecords[T commerce.Record](ctx context.Context, c *service, in listInputs, t listTarget[T], add func(T) error, addLate func(commerce.Record) error) (listing.Stats, diag.Diagnostics) {
-	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
-	if diags.HasError() {
-		return listing.Stats{}, diags
-	}
+// listRecords runs the listing in asks of t, with expr (in.expression) as
+// its filter, handing the records to add in result order and those that
+// moved ahead of them while it ran to addLate (see listing.Query.Late).
+func listRecords[T commerce.Record](ctx context.Context, c *service, in listInputs, expr string, t listTarget[T], add func(T) error, addLate func(commerce.Record) error) (listing.Stats, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	q := in.query(expr)
 	q.Progress = func(listed, total int) {
 		tflog.Info(ctx, fmt.Sprintf("listed %s of %s %s", thousands(listed), thousands(total), t.kind.Name))

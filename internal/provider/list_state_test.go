@@ -105,7 +105,12 @@ func referenceRead[T commerce.Record](ctx context.Context, c *service, rt record
 		return
 	}
 	col := &valueCollector[T]{rt: rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-	stats, diags := listRecords(ctx, c, in, t, col.add, col.addLate)
+	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stats, diags := listRecords(ctx, c, in, expr, t, col.add, col.addLate)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -5,16 +5,21 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // service is what a configured provider hands its data sources and its
 // ephemeral resource: the transport (one token, one request budget) and
-// the listing engine on it (what it learned of the endpoints).
+// the listing engine on it (what it learned of the endpoints), and the
+// reads in flight.
 type service struct {
 	transport *client.Client
 	engine    *listing.Engine
+	// reads lets identical list reads that arrive together share one
+	// listing (shared_read.go).
+	reads coalesce.Group[listOutcome]
 }
 
 // newService builds the transport from cfg and the engine on it.

@@ -1,0 +1,144 @@
+// Package coalesce lets identical reads that Terraform runs together share
+// one piece of work: the first read of a key opens a call, the reads of the
+// same key that arrive while it gathers join it, and all of them get its
+// one result.
+//
+// A read may only join work that has not started yet. Terraform reads a
+// data source once everything it depends on is done, so a read that arrives
+// after the shared work began may depend on a write that this work cannot
+// have seen (in the apply step Terraform applies other resources between
+// reads, and another provider may write to the store). A call therefore
+// gathers joiners for a short moment (Group.Gather) before it starts, and
+// admits none after: every read it serves arrived before it sent anything.
+// A finished call serves nobody; the next read starts afresh.
+//
+// The work runs on a context of its own: a reader that gives up (its
+// timeout, or Terraform's interrupt) stops waiting without cancelling the
+// others, and the work is cancelled only once every reader has left. Its
+// deadline is the latest of its readers'.
+//
+// golang.org/x/sync/singleflight shares work the same way but admits
+// joiners until the work ends and runs it under the first caller's context;
+// neither fits the rule above.
+package coalesce
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Group coalesces calls by key. The zero value gathers for DefaultGather.
+type Group[V any] struct {
+	// Gather is how long a call waits for identical reads before it
+	// starts; 0 takes DefaultGather, a negative value starts at once.
+	Gather time.Duration
+
+	mu    sync.Mutex
+	calls map[string]*call[V]
+}
+
+// DefaultGather is long enough for Terraform's parallel walk to hand over
+// the reads it started together (they arrive within a few milliseconds of
+// each other), and short next to any listing.
+const DefaultGather = 20 * time.Millisecond
+
+type call[V any] struct {
+	done    chan struct{}
+	val     V
+	readers int // still waiting
+	cancel  context.CancelFunc
+	// deadline is the latest of the readers' deadlines; zero if any of
+	// them has none.
+	deadline    time.Time
+	hasDeadline bool
+}
+
+// Do runs fn once for the reads of key that arrive while its call gathers,
+// and returns its value to each of them. shared reports whether this read
+// joined a call another read opened. A read whose ctx ends first returns
+// ctx's error and leaves the others waiting.
+func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) V) (v V, shared bool, err error) {
+	g.mu.Lock()
+	if g.calls == nil {
+		g.calls = map[string]*call[V]{}
+	}
+	if c, ok := g.calls[key]; ok {
+		c.readers++
+		c.widen(ctx)
+		g.mu.Unlock()
+		v, err := g.wait(ctx, key, c)
+		return v, true, err
+	}
+	c := &call[V]{done: make(chan struct{}), readers: 1}
+	c.deadline, c.hasDeadline = ctx.Deadline()
+	g.calls[key] = c
+	g.mu.Unlock()
+
+	go g.run(context.WithoutCancel(ctx), key, c, fn)
+	v, err = g.wait(ctx, key, c)
+	return v, false, err
+}
+
+// widen makes room for a joiner's deadline. Caller holds the lock.
+func (c *call[V]) widen(ctx context.Context) {
+	d, ok := ctx.Deadline()
+	switch {
+	case !ok:
+		c.hasDeadline = false
+	case c.hasDeadline && d.After(c.deadline):
+		c.deadline = d
+	}
+}
+
+// run gathers, closes the call to joiners, and runs fn on a context that
+// keeps the first reader's values (its logger) but none of its
+// cancellation.
+func (g *Group[V]) run(base context.Context, key string, c *call[V], fn func(ctx context.Context) V) {
+	gather := g.Gather
+	if gather == 0 {
+		gather = DefaultGather
+	}
+	if gather > 0 {
+		time.Sleep(gather)
+	}
+	g.mu.Lock()
+	if g.calls[key] == c {
+		delete(g.calls, key)
+	}
+	ctx, cancel := context.WithCancel(base)
+	if c.hasDeadline {
+		ctx, cancel = context.WithDeadline(base, c.deadline)
+	}
+	c.cancel = cancel
+	left := c.readers == 0
+	g.mu.Unlock()
+	defer cancel()
+	if left {
+		cancel() // every reader gave up while it gathered
+	}
+	c.val = fn(ctx)
+	close(c.done)
+}
+
+func (g *Group[V]) wait(ctx context.Context, key string, c *call[V]) (V, error) {
+	select {
+	case <-c.done:
+		return c.val, nil
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	c.readers--
+	if c.readers == 0 {
+		if c.cancel != nil {
+			c.cancel()
+		} else if g.calls[key] == c {
+			// Still gathering: no later read may join a call nobody
+			// waits for; run cancels it before it starts.
+			delete(g.calls, key)
+		}
+	}
+	g.mu.Unlock()
+	var zero V
+	return zero, ctx.Err()
+}

@@ -1,0 +1,190 @@
+package coalesce
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Reads that arrive while a call gathers share its one run.
+func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
+	g := &Group[int]{Gather: 50 * time.Millisecond}
+	var runs atomic.Int32
+	var wg sync.WaitGroup
+	results := make([]int, 6)
+	sharedCount := atomic.Int32{}
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, shared, err := g.Do(t.Context(), "k", func(context.Context) int { return int(runs.Add(1)) * 10 })
+			if err != nil {
+				t.Error(err)
+			}
+			if shared {
+				sharedCount.Add(1)
+			}
+			results[i] = v
+		}()
+	}
+	wg.Wait()
+	if runs.Load() != 1 {
+		t.Fatalf("runs = %d, want 1", runs.Load())
+	}
+	for i, v := range results {
+		if v != 10 {
+			t.Errorf("read %d got %d, want 10", i, v)
+		}
+	}
+	if sharedCount.Load() != 5 {
+		t.Errorf("shared = %d, want 5", sharedCount.Load())
+	}
+}
+
+// A read that arrives once the call has started must not be served by it:
+// it may depend on a write the running call cannot have seen.
+func TestReadAfterStartRunsAgain(t *testing.T) {
+	g := &Group[int]{Gather: -1}
+	started := make(chan struct{})
+	release := make(chan struct{})
+	var runs atomic.Int32
+	first := make(chan int)
+	go func() {
+		v, _, _ := g.Do(t.Context(), "k", func(context.Context) int {
+			runs.Add(1)
+			close(started)
+			<-release
+			return 1
+		})
+		first <- v
+	}()
+	<-started
+	v, shared, err := g.Do(t.Context(), "k", func(context.Context) int { runs.Add(1); return 2 })
+	if err != nil || shared || v != 2 {
+		t.Fatalf("late read: v=%d shared=%v err=%v, want its own run (2)", v, shared, err)
+	}
+	close(release)
+	if v := <-first; v != 1 {
+		t.Fatalf("first read got %d", v)
+	}
+	if runs.Load() != 2 {
+		t.Fatalf("runs = %d, want 2", runs.Load())
+	}
+}
+
+// A finished call serves nobody.
+func TestFinishedCallServesNobody(t *testing.T) {
+	g := &Group[int]{Gather: -1}
+	var runs atomic.Int32
+	for range 3 {
+		if _, shared, _ := g.Do(t.Context(), "k", func(context.Context) int { return int(runs.Add(1)) }); shared {
+			t.Fatal("a sequential read was served by an earlier one")
+		}
+	}
+	if runs.Load() != 3 {
+		t.Fatalf("runs = %d, want 3", runs.Load())
+	}
+}
+
+// Different keys never share.
+func TestDifferentKeysRunApart(t *testing.T) {
+	g := &Group[string]{Gather: 30 * time.Millisecond}
+	var wg sync.WaitGroup
+	got := make([]string, 2)
+	for i, k := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], _, _ = g.Do(t.Context(), k, func(context.Context) string { return k })
+		}()
+	}
+	wg.Wait()
+	if got[0] != "a" || got[1] != "b" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// A reader that gives up does not cancel the work the others wait for;
+// the work is cancelled once the last reader has left.
+func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
+	g := &Group[error]{Gather: 30 * time.Millisecond}
+	release := make(chan struct{})
+	work := func(ctx context.Context) error {
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	quitter, quit := context.WithCancel(t.Context())
+	quitErr := make(chan error, 1)
+	go func() {
+		_, _, err := g.Do(quitter, "k", work)
+		quitErr <- err
+	}()
+	time.Sleep(5 * time.Millisecond)
+	stayer := make(chan error, 1)
+	go func() {
+		v, shared, err := g.Do(t.Context(), "k", work)
+		if !shared {
+			err = errors.New("second read did not join")
+		}
+		stayer <- errors.Join(v, err)
+	}()
+	time.Sleep(60 * time.Millisecond) // the call has started
+	quit()
+	if err := <-quitErr; !errors.Is(err, context.Canceled) {
+		t.Fatalf("quitter: %v", err)
+	}
+	close(release)
+	if err := <-stayer; err != nil {
+		t.Fatalf("the reader that stayed: %v", err)
+	}
+}
+
+func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
+	g := &Group[error]{Gather: -1}
+	ctx, cancel := context.WithCancel(t.Context())
+	workErr := make(chan error, 1)
+	go func() {
+		_, _, _ = g.Do(ctx, "k", func(ctx context.Context) error {
+			<-ctx.Done()
+			workErr <- ctx.Err()
+			return nil
+		})
+	}()
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-workErr:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("work ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the work went on with no reader left")
+	}
+}
+
+// The work's deadline is the latest of its readers'.
+func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
+	g := &Group[time.Time]{Gather: 30 * time.Millisecond}
+	soon, c1 := context.WithTimeout(t.Context(), time.Minute)
+	defer c1()
+	later, c2 := context.WithTimeout(t.Context(), time.Hour)
+	defer c2()
+	var wg sync.WaitGroup
+	var got time.Time
+	fn := func(ctx context.Context) time.Time { d, _ := ctx.Deadline(); return d }
+	wg.Add(2)
+	go func() { defer wg.Done(); got, _, _ = g.Do(soon, "k", fn) }()
+	go func() { defer wg.Done(); time.Sleep(5 * time.Millisecond); _, _, _ = g.Do(later, "k", fn) }()
+	wg.Wait()
+	want, _ := later.Deadline()
+	if !got.Equal(want) {
+		t.Fatalf("work deadline %v, want the later reader's %v", got, want)
+	}
+}
