@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Checks the GitHub workflows (.github/workflows) with actionlint: YAML and
+# workflow syntax, expressions and the contexts they read, job and step
+# references, the inputs of the local action and of well-known actions.
+#
+#   tools/actionlint.sh                               # every workflow
+#   tools/actionlint.sh .github/workflows/test.yml
+#
+# The pinned actionlint is built once from the Go module proxy and cached
+# outside the work tree. Its shellcheck and pyflakes passes over `run:`
+# scripts are off: they use whichever shellcheck the machine has, or none,
+# and a commit must pass or fail the same way on every machine.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
+
+actionlint="$(pinned_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint)"
+
+exec "$actionlint" -shellcheck= -pyflakes= "$@"
