@@ -427,8 +427,11 @@ func TestWorkflowVersionsMatchTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := regexp.MustCompile(`TERRAFORM_VERSION=(\S+) tools/tf-cli.sh`).FindSubmatch(makefile); m == nil || string(m[1]) != pins["TERRAFORM_VERSION"] {
-		t.Errorf("GNUmakefile's testacc-oldest builds Terraform %q, tools/tf-cli.sh pins %s", m, pins["TERRAFORM_VERSION"])
+	switch m := regexp.MustCompile(`TERRAFORM_VERSION=(\S+) tools/tf-cli.sh`).FindSubmatch(makefile); {
+	case m == nil:
+		t.Error("GNUmakefile names no TERRAFORM_VERSION=... tools/tf-cli.sh for testacc-oldest")
+	case string(m[1]) != pins["TERRAFORM_VERSION"]:
+		t.Errorf("GNUmakefile's testacc-oldest builds Terraform %s, tools/tf-cli.sh pins %s", m[1], pins["TERRAFORM_VERSION"])
 	}
 
 	// The CLI each target runs on with COMMERCE_BUILD_CLI=1 (GNUmakefile,
