@@ -42,6 +42,12 @@ type Stats struct {
 	Windows int // offset windows traversed (see List)
 	// Strategy says how the listing reached every record (Strategy*).
 	Strategy string
+	// Cache says how ListCached served the listing (Cache*), and
+	// CacheReason why it read in full; both empty for List.
+	Cache, CacheReason string
+	// Changed and Removed count, for a refresh, the records the service
+	// reported changed since the snapshot and those found gone.
+	Changed, Removed int
 }
 
 // How a listing reaches every record, as Stats.Strategy reports it.

@@ -1,0 +1,245 @@
+package listing
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// locate finds what the service no longer has among known (deleted, or
+// left the filter) when the counts differ, and returns the matching
+// records. It sorts known by created_at and splits it into ranges whose
+// bounds are created_at values, counts each range at the service, and
+// keeps a range whose count equals what it knows (known holds every
+// matching record: see refresh.go), splits further or reads one that
+// differs. A range read brings every record it holds now, so it also
+// mends whatever else is wrong in it.
+//
+// It never spends more than a full read and 5%: a range is split only
+// while the counts it needs, added to the requests already spent and to
+// the reads still possible, stay within that budget; a range proven equal
+// frees the reads it would have taken. When even the first split does not
+// fit, a full read is cheaper (a notProvable).
+func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, error) {
+	ps := rf.e.pageSize
+	createdKey := keyFor(rf.kind.Resource, "created_at")
+	keys := make([]string, len(known))
+	for i, rec := range known {
+		k, err := keyOf(createdKey, rec)
+		if err != nil {
+			return nil, notProvable{err.Error()}
+		}
+		keys[i] = k
+	}
+	order := make([]int, len(known))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := strings.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(known[a].RecordID(), known[b].RecordID())
+	})
+	sorted := make([]T, len(known))
+	sortedKeys := make([]string, len(known))
+	for i, j := range order {
+		sorted[i], sortedKeys[i] = known[j], keys[j]
+	}
+
+	l := &locator[T]{rf: rf, known: sorted, keys: sortedKeys, ps: ps}
+	// A full read now costs the pages of what matches now.
+	full := pagesFor(total, ps)
+	l.budget = full + max(1, full/20)
+	top := createdRange{lo: 0, hi: len(sorted), count: total}
+	l.pending = []createdRange{top}
+	l.reads = top.readCost(ps)
+	if !l.split(ctx, top, true) {
+		return nil, notProvable{"locating what was deleted would cost more than a full read"}
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	for len(l.pending) > 0 {
+		sp := l.pending[0]
+		l.pending = l.pending[1:]
+		switch sp.count {
+		case sp.hi - sp.lo:
+			l.reads -= sp.readCost(ps)
+			l.keep(sp, sorted[sp.lo:sp.hi])
+			continue
+		case 0: // all gone
+			l.reads -= sp.readCost(ps)
+			l.keep(sp, nil)
+			continue
+		}
+		if l.split(ctx, sp, false) {
+			if l.err != nil {
+				return nil, l.err
+			}
+			continue
+		}
+		expr, err := l.bounded(sp)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := rf.list(ctx, expr)
+		if err != nil {
+			return nil, err
+		}
+		l.reads -= sp.readCost(ps)
+		l.keep(sp, recs)
+	}
+	var out []T
+	for _, part := range l.done {
+		out = append(out, part.recs...)
+	}
+	if len(out) != total {
+		return nil, notProvable{"records were written while the cache was refreshed"}
+	}
+	return out, nil
+}
+
+// span is known[lo:hi], sorted by created_at, and the service's count of
+// the same created_at range.
+type createdRange struct {
+	lo, hi, count int
+}
+
+// readCost is the requests reading the range takes: the pages of what
+// the service counts in it.
+func (s createdRange) readCost(ps int) int { return pagesFor(s.count, ps) }
+
+// locator is one locate: the ranges still to decide, those decided, and
+// the budget.
+type locator[T commerce.Record] struct {
+	rf    *refresher[T]
+	known []T
+	keys  []string
+	ps    int
+
+	budget  int            // requests a refresh may spend in all
+	reads   int            // requests the pending ranges may still take to read
+	pending []createdRange // ranges whose count differs, or not yet compared
+	done    []located[T]
+	err     error
+}
+
+type located[T any] struct {
+	lo   int
+	recs []T
+}
+
+func (l *locator[T]) keep(sp createdRange, recs []T) {
+	i, _ := slices.BinarySearchFunc(l.done, sp.lo, func(d located[T], lo int) int { return d.lo - lo })
+	l.done = slices.Insert(l.done, i, located[T]{lo: sp.lo, recs: recs})
+}
+
+// split splits sp into up to 8 ranges, page-aligned and cut where
+// created_at changes, counts them and queues them, if the budget allows;
+// it reports whether it did. queued says sp is already counted in
+// pending (the top range).
+func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bool {
+	if queued {
+		l.pending = l.pending[:0]
+	}
+	// The counts it costs, and the reads of its parts (whole pages of
+	// each), must fit what is left of the budget.
+	var cuts []int
+	for n := min(8, l.budget-l.rf.spent-l.reads); n >= 2 && cuts == nil; n-- {
+		c := l.cuts(sp, n)
+		reads := l.reads - sp.readCost(l.ps)
+		for i, lo := range c {
+			hi := sp.hi
+			if i+1 < len(c) {
+				hi = c[i+1]
+			}
+			reads += pagesFor(max(hi-lo, 1), l.ps)
+		}
+		if len(c) >= 2 && l.rf.spent+len(c)+reads <= l.budget {
+			cuts = c
+		}
+	}
+	if cuts == nil {
+		if queued {
+			l.pending = append(l.pending, sp)
+		}
+		return false
+	}
+	parts := make([]createdRange, 0, len(cuts))
+	sum := 0
+	for i, lo := range cuts {
+		hi := sp.hi
+		if i+1 < len(cuts) {
+			hi = cuts[i+1]
+		}
+		part := createdRange{lo: lo, hi: hi}
+		expr, err := l.bounded(part)
+		if err != nil {
+			l.err = err
+			return true
+		}
+		n, err := l.rf.count(ctx, expr)
+		if err != nil {
+			l.err = err
+			return true
+		}
+		part.count = n
+		sum += n
+		parts = append(parts, part)
+	}
+	if sum != sp.count {
+		l.err = notProvable{"records were written while the cache was refreshed"}
+		return true
+	}
+	l.reads -= sp.readCost(l.ps)
+	for _, p := range parts {
+		l.reads += p.readCost(l.ps)
+	}
+	l.pending = append(l.pending, parts...)
+	return true
+}
+
+// cuts are the first indexes of up to n parts of sp, each a whole number
+// of pages where created_at allows (a cut falls where it changes, so that
+// a created_at range holds exactly its part). Fewer than 2: no split.
+func (l *locator[T]) cuts(sp createdRange, n int) []int {
+	size := sp.hi - sp.lo
+	if n < 2 || size <= l.ps {
+		return nil
+	}
+	step := pagesFor(pagesFor(size, l.ps), n) * l.ps
+	cuts := []int{sp.lo}
+	for at := sp.lo + step; at < sp.hi; at = cuts[len(cuts)-1] + step {
+		i := at
+		for i < sp.hi && l.keys[i] == l.keys[i-1] {
+			i++
+		}
+		if i >= sp.hi {
+			break
+		}
+		cuts = append(cuts, i)
+	}
+	return cuts
+}
+
+// bounded is the refresh's filter limited to sp's created_at range: from
+// its first record's value (none for the first range), up to the next
+// range's first value (none for the last).
+func (l *locator[T]) bounded(sp createdRange) (string, error) {
+	var bounds filter.Expr
+	if sp.lo > 0 {
+		bounds = append(bounds, filter.NewTerm(filter.Ge, "created_at", l.keys[sp.lo]))
+	}
+	if sp.hi < len(l.keys) {
+		bounds = append(bounds, filter.NewTerm(filter.Lt, "created_at", l.keys[sp.hi]))
+	}
+	expr, err := l.rf.r.narrowed(l.rf.base, bounds, "", "a created_at range of the cache's refresh")
+	if err != nil {
+		return "", notProvable{"no room in the filter for created_at ranges: " + err.Error()}
+	}
+	return expr, nil
+}

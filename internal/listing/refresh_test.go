@@ -1,0 +1,372 @@
+package listing
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+)
+
+// cachedRead lists q through ListCached from prev (passed through its
+// encoding, as the provider keeps it) and returns the records, the stats,
+// the next snapshot and the list requests the service received.
+func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query, prev *Snapshot) ([]T, Stats, *Snapshot, int) {
+	t.Helper()
+	if prev != nil {
+		b, err := prev.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev = &Snapshot{}
+		if err := prev.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := srv.Stats().ListRequests[kind.Name]
+	var got []T
+	stats, snap, err := ListCached(context.Background(), e, kind, q, prev, func(rec T) error {
+		got = append(got, rec)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ListCached: %v", err)
+	}
+	return got, stats, snap, srv.Stats().ListRequests[kind.Name] - before
+}
+
+// fullRead lists q in full with every record's JSON, and counts requests.
+func fullRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query) ([]T, Stats, int) {
+	t.Helper()
+	q.IncludeJSON = true
+	before := srv.Stats().ListRequests[kind.Name]
+	var got []T
+	stats, err := List(context.Background(), e, kind, q, func(rec T) error {
+		got = append(got, rec)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return got, stats, srv.Stats().ListRequests[kind.Name] - before
+}
+
+// sameResult fails unless got is want: the same records in the same
+// order, each with the same JSON, and the same total.
+func sameResult[T commerce.Record](t *testing.T, got []T, gotTotal int, want []T, wantTotal int) {
+	t.Helper()
+	if gotTotal != wantTotal {
+		t.Errorf("total %d, want %d", gotTotal, wantTotal)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].RecordID() != want[i].RecordID() {
+			t.Fatalf("record %d is %s, want %s", i, got[i].RecordID(), want[i].RecordID())
+		}
+		if got[i].Base().JSON != want[i].Base().JSON {
+			t.Fatalf("record %d (%s) differs from a full read:\n got %s\nwant %s", i, got[i].RecordID(), got[i].Base().JSON, want[i].Base().JSON)
+		}
+	}
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	s := &Snapshot{Records: [][]byte{[]byte(`{"id":"a"}`), nil, []byte(`{}`)}, HighWater: "2026-01-02T03:04:05.678Z", CreatedBefore: "x", Took: 3 * time.Second}
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Snapshot
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if got.HighWater != s.HighWater || got.CreatedBefore != s.CreatedBefore || got.Took != s.Took || len(got.Records) != 3 || string(got.Records[0]) != `{"id":"a"}` || len(got.Records[1]) != 0 {
+		t.Fatalf("round trip: %+v", got)
+	}
+	for _, bad := range [][]byte{nil, {2}, b[:len(b)-1], append(slices.Clone(b), 0)} {
+		if err := new(Snapshot).UnmarshalBinary(bad); err == nil {
+			t.Errorf("%d bytes decoded", len(bad))
+		}
+	}
+}
+
+// An unchanged store: the second read asks the service two questions.
+func TestRefreshUnchangedOrders(t *testing.T) {
+	n := 60000
+	if testing.Short() {
+		n = 6000
+	}
+	srv := emulatortest.Start(t, emulator.Options{Orders: n})
+	e := newClient(t, srv)
+	q := Query{}
+	_, first, snap, full := cachedRead(t, srv, e, commerce.Orders, q, nil)
+	if snap == nil || first.Cache != CacheFull {
+		t.Fatalf("first read: snapshot %v, cache %q", snap != nil, first.Cache)
+	}
+	got, stats, snap2, requests := cachedRead(t, srv, e, commerce.Orders, q, snap)
+	t.Logf("%d orders: first read %d requests, second %d (%s, %d changed)", n, full, requests, stats.Cache, stats.Changed)
+	if stats.Cache != CacheRefreshed || requests > 5 {
+		t.Errorf("second read: %s (%s), %d requests; want a refresh of at most 5", stats.Cache, stats.CacheReason, requests)
+	}
+	if snap2 == nil {
+		t.Error("no snapshot after the refresh")
+	}
+	want, wantStats, _ := fullRead(t, srv, e, commerce.Orders, q)
+	sameResult(t, got, stats.Total, want, wantStats.Total)
+}
+
+// 25 accounts created and 30 updated: a refresh of at most 8 requests,
+// exact, with the updated values.
+func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 3000
+	}
+	srv := emulatortest.Start(t, emulator.Options{Accounts: n})
+	e := newClient(t, srv)
+	for _, sort := range []string{"", "-updated_at", "name"} {
+		t.Run("sort="+sort, func(t *testing.T) {
+			q := Query{Sort: sort}
+			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+			ids, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			var updated []string
+			for i := range 30 {
+				id := ids[(i*397)%len(ids)].RecordID()
+				if err := srv.Update("accounts", id); err != nil {
+					t.Fatal(err)
+				}
+				updated = append(updated, id)
+			}
+			for range 25 {
+				if _, err := srv.Insert("accounts"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			t.Logf("refresh: %d requests, %d changed, %s", requests, stats.Changed, stats.Cache)
+			if stats.Cache != CacheRefreshed || requests > 8 {
+				t.Errorf("%s (%s), %d requests; want a refresh of at most 8", stats.Cache, stats.CacheReason, requests)
+			}
+			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			sameResult(t, got, stats.Total, want, wantStats.Total)
+			for _, id := range updated {
+				i := slices.IndexFunc(got, func(a commerce.Account) bool { return a.ID == id })
+				if i < 0 || got[i].ExternalRef[:5] != "crm-u" {
+					t.Fatalf("updated account %s: not listed with its new external_ref", id)
+				}
+			}
+		})
+	}
+}
+
+// Deletes, and updates that move records out of the filter: exact, and
+// never more requests than a full read and 5%.
+func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
+	n := 20000
+	for _, tc := range []struct {
+		name   string
+		filter string
+		write  func(srv *emulator.Server, ids []string, k int) error
+		writes int
+	}{
+		{"1 delete", "", del, 1},
+		{"20 deletes", "", del, 20},
+		{"200 deletes", "", del, 200},
+		{"3 leave the filter", "like(external_ref,crm-0*)", upd, 3},
+		{"40 leave the filter", "like(external_ref,crm-0*)", upd, 40},
+		{"half leave the filter", "like(external_ref,crm-0*)", upd, -2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
+			e := newClient(t, srv)
+			q := Query{Filter: tc.filter}
+			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			ids := make([]string, len(recs))
+			for i, r := range recs {
+				ids[i] = r.ID
+			}
+			writes := tc.writes
+			if writes < 0 {
+				writes = len(ids) / -writes
+			}
+			for k := range writes {
+				if err := tc.write(srv, ids, k*(len(ids)/writes)+len(ids)/writes/2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, wantStats, fullRequests := fullRead(t, srv, e, commerce.Accounts, q)
+			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			t.Logf("%s: refresh %d requests (%s %s; %d changed, %d removed), full read %d", tc.name, requests, stats.Cache, stats.CacheReason, stats.Changed, stats.Removed, fullRequests)
+			sameResult(t, got, stats.Total, want, wantStats.Total)
+			// A refresh that gives way to a full read has spent its first
+			// two requests (a count and the changes' first page).
+			if bound := max(1.05*float64(fullRequests), float64(fullRequests+2)); float64(requests) > bound {
+				t.Errorf("%d requests, a full read takes %d: more than 5%% (or 2 requests) over", requests, fullRequests)
+			}
+		})
+	}
+}
+
+func del(srv *emulator.Server, ids []string, k int) error { return srv.Delete("accounts", ids[k]) }
+func upd(srv *emulator.Server, ids []string, k int) error { return srv.Update("accounts", ids[k]) }
+
+// Orders that enter a filter (an update advances status) are found.
+func TestRefreshRecordsEnteringTheFilter(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Orders: 8000})
+	e := newClient(t, srv)
+	q := Query{Filter: "eq(status,processing)"}
+	_, _, snap, _ := cachedRead(t, srv, e, commerce.Orders, q, nil)
+	incomplete, _, _ := fullRead(t, srv, e, commerce.Orders, Query{Filter: "eq(status,incomplete)"})
+	for i := 0; i < len(incomplete) && i < 30; i++ {
+		if err := srv.Update("orders", incomplete[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, stats, _, requests := cachedRead(t, srv, e, commerce.Orders, q, snap)
+	want, wantStats, _ := fullRead(t, srv, e, commerce.Orders, q)
+	t.Logf("%d entered: %d requests, %s", min(30, len(incomplete)), requests, stats.Cache)
+	sameResult(t, got, stats.Total, want, wantStats.Total)
+	if stats.Cache != CacheRefreshed {
+		t.Errorf("read in full: %s", stats.CacheReason)
+	}
+}
+
+// Writes while the refresh runs: the result is exact, or the refresh
+// gives way to a full read, whose result is.
+func TestRefreshWithWritesDuringTheRead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(srv *emulator.Server, ids []string) error
+	}{
+		{"create", func(srv *emulator.Server, _ []string) error { _, err := srv.Insert("accounts"); return err }},
+		{"delete", func(srv *emulator.Server, ids []string) error { return srv.Delete("accounts", ids[len(ids)/2]) }},
+		{"update", func(srv *emulator.Server, ids []string) error { return srv.Update("accounts", ids[len(ids)/3]) }},
+	} {
+		for _, at := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s before request %d", tc.name, at), func(t *testing.T) {
+				srv := emulatortest.Start(t, emulator.Options{Accounts: 20000})
+				e := newClient(t, srv)
+				q := Query{Filter: "like(external_ref,crm-0*)"}
+				_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+				recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+				ids := make([]string, len(recs))
+				for i, r := range recs {
+					ids[i] = r.ID
+				}
+				// A second, unrelated deletion before the refresh, so that
+				// locate runs too.
+				if err := srv.Delete("accounts", ids[10]); err != nil {
+					t.Fatal(err)
+				}
+				var seen atomic.Int32
+				srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+					if r.URL.Path == "/v2/accounts" && int(seen.Add(1)) == at {
+						if err := tc.write(srv, ids); err != nil {
+							t.Error(err)
+						}
+					}
+					return nil
+				})
+				got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+				srv.SetFaults(nil)
+				want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+				t.Logf("%s (%s)", stats.Cache, stats.CacheReason)
+				sameResult(t, got, stats.Total, want, wantStats.Total)
+			})
+		}
+	}
+}
+
+// A record whose update the snapshot missed (the service showed it late),
+// with an updated_at inside the overlap before the high-water mark, is
+// read again.
+func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000})
+	e := newClient(t, srv)
+	q := Query{}
+	before, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+	late, other := before[100], before[200]
+	if err := srv.Update("accounts", late.ID); err != nil { // the update the snapshot misses
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if err := srv.Update("accounts", other.ID); err != nil { // the newest it sees
+		t.Fatal(err)
+	}
+	_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+	// The snapshot as it would be had the service shown the first update
+	// only after it was taken: the old record, and the high-water mark of
+	// the second update.
+	for i, raw := range snap.Records {
+		if rec, _, _ := commerce.Accounts.DecodeRecord(raw, true); rec.ID == late.ID {
+			snap.Records[i] = []byte(late.JSON)
+		}
+	}
+	got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+	want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+	sameResult(t, got, stats.Total, want, wantStats.Total)
+	if stats.Cache != CacheRefreshed {
+		t.Errorf("read in full: %s", stats.CacheReason)
+	}
+}
+
+// The machine's clock plays no part: with the service's clock an hour
+// ahead of or behind the machine's, refreshes are exact.
+func TestRefreshWithAClockOffByAnHour(t *testing.T) {
+	for _, skew := range []time.Duration{time.Hour, -time.Hour} {
+		t.Run(skew.String(), func(t *testing.T) {
+			srv := emulatortest.Start(t, emulator.Options{Accounts: 20000, Now: func() time.Time { return time.Now().Add(skew) }})
+			e := newClient(t, srv)
+			q := Query{Sort: "-updated_at"}
+			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			for i := range 5 {
+				if err := srv.Update("accounts", recs[i*50].ID); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := srv.Insert("accounts"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := srv.Delete("accounts", recs[7].ID); err != nil {
+				t.Fatal(err)
+			}
+			got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			sameResult(t, got, stats.Total, want, wantStats.Total)
+			if stats.Cache != CacheRefreshed {
+				t.Errorf("read in full: %s", stats.CacheReason)
+			}
+		})
+	}
+}
+
+// Queries a refresh cannot prove exact are read in full, and say why.
+func TestRefreshableSaysWhy(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Files: 10})
+	e := newClient(t, srv)
+	for _, tc := range []struct {
+		ok   bool
+		want string
+		fn   func() (bool, string)
+	}{
+		{false, "updated_at", func() (bool, string) { return Refreshable(e, commerce.Files, Query{}) }},
+		{false, "max_results", func() (bool, string) { return Refreshable(e, commerce.Orders, Query{MaxResults: 10}) }},
+		{true, "", func() (bool, string) { return Refreshable(e, commerce.Accounts, Query{Sort: "name"}) }},
+		{true, "", func() (bool, string) { return Refreshable(e, commerce.Orders, Query{Sort: "-created_at"}) }},
+	} {
+		ok, why := tc.fn()
+		if ok != tc.ok || (tc.want != "" && !strings.Contains(why, tc.want)) {
+			t.Errorf("got %v %q, want %v naming %q", ok, why, tc.ok, tc.want)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package listing
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+)
+
+// Snapshot is what the engine keeps of a listing so that a later listing
+// of the same query can ask the service only what changed since
+// (ListCached). Where it is kept is the caller's business: it marshals to
+// bytes.
+type Snapshot struct {
+	// Records are the records' JSON as the service sent them.
+	Records [][]byte
+	// HighWater is the newest updated_at among the records, normalised
+	// as filters take it: the service's own clock, never the machine's.
+	HighWater string
+	// CreatedBefore is the query's created_at cut, normalised; empty for
+	// none.
+	CreatedBefore string
+	// Took is how long the listing ran: an update made while it ran may
+	// carry an updated_at up to that much older than HighWater.
+	Took time.Duration
+}
+
+const snapshotVersion = 1
+
+// MarshalBinary encodes s: a version byte, the high-water mark, the cut,
+// the duration, then each record's JSON, each with its length.
+func (s *Snapshot) MarshalBinary() ([]byte, error) {
+	size := 32 + len(s.HighWater) + len(s.CreatedBefore)
+	for _, r := range s.Records {
+		size += len(r) + binary.MaxVarintLen32
+	}
+	b := make([]byte, 0, size)
+	b = append(b, snapshotVersion)
+	b = appendBytes(b, []byte(s.HighWater))
+	b = appendBytes(b, []byte(s.CreatedBefore))
+	b = binary.AppendVarint(b, int64(s.Took))
+	b = binary.AppendUvarint(b, uint64(len(s.Records)))
+	for _, r := range s.Records {
+		b = appendBytes(b, r)
+	}
+	return b, nil
+}
+
+func appendBytes(b, v []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
+}
+
+var errSnapshotFormat = errors.New("not a snapshot of this provider version")
+
+// UnmarshalBinary decodes what MarshalBinary wrote. The records' JSON
+// shares data's memory.
+func (s *Snapshot) UnmarshalBinary(data []byte) error {
+	if len(data) == 0 || data[0] != snapshotVersion {
+		return errSnapshotFormat
+	}
+	d := decoder{b: data[1:]}
+	s.HighWater = string(d.bytes())
+	s.CreatedBefore = string(d.bytes())
+	took, n := binary.Varint(d.b)
+	if n <= 0 {
+		return errSnapshotFormat
+	}
+	d.b = d.b[n:]
+	s.Took = time.Duration(took)
+	count := d.uvarint()
+	if d.err != nil || count > uint64(len(d.b)) {
+		return errSnapshotFormat
+	}
+	s.Records = make([][]byte, count)
+	for i := range s.Records {
+		s.Records[i] = d.bytes()
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return errSnapshotFormat
+	}
+	return nil
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errSnapshotFormat
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errSnapshotFormat
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// snapshotter collects the snapshot of a listing as its records go by.
+type snapshotter struct {
+	snap Snapshot
+	// unusable says why no snapshot can be kept (a record without
+	// updated_at or JSON); the listing goes on regardless.
+	unusable string
+}
+
+// add keeps rec's JSON and moves the high-water mark.
+func (s *snapshotter) add(rec commerce.Record) {
+	if s.unusable != "" {
+		return
+	}
+	raw := rec.Base().JSON
+	updated, ok := rec.SortValue("updated_at")
+	if raw == "" || !ok || updated == "" {
+		s.unusable = fmt.Sprintf("record %s has no updated_at to refresh it by", rec.RecordID())
+		return
+	}
+	key, err := timestampKey(updated)
+	if err != nil {
+		s.unusable = fmt.Sprintf("record %s: %v", rec.RecordID(), err)
+		return
+	}
+	s.snap.Records = append(s.snap.Records, []byte(raw))
+	if key > s.snap.HighWater {
+		s.snap.HighWater = key
+	}
+}
+
+// timestampKey is an ISO 8601 timestamp as keyset filters and
+// comparisons take it (see keyOf).
+func timestampKey(v string) (string, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return "", fmt.Errorf("%q is not an ISO 8601 timestamp", v)
+	}
+	return t.UTC().Truncate(time.Millisecond).Format(filter.TimestampLayout), nil
+}
