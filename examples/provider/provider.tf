@@ -13,4 +13,9 @@ provider "commerce" {
   rate_limit            = 10    # requests per second, at most: leaves the storefront room
   max_retries           = 5     # retries on 500, 502, 503, 504 and network errors (a 429 uses none)
   request_timeout       = "30s" # time one request attempt may take
+
+  # Opt-in: keep list results, encrypted, so that the next plan asks the
+  # store only what changed. A folder of your own on the machine that runs
+  # Terraform; delete it to clear the cache.
+  cache_dir = pathexpand("~/.cache/commerce-lists")
 }

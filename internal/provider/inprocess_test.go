@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -26,6 +27,12 @@ func serveInProcess(t testing.TB, srv *emulator.Server) *inProcess {
 // serveWith is serveInProcess with the server newServer makes.
 func serveWith(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.ProviderServer, error)) *inProcess {
 	t.Helper()
+	return serveConfigured(t, srv, newServer, nil)
+}
+
+// serveConfigured is serveWith with more provider attributes set.
+func serveConfigured(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.ProviderServer, error), extra map[string]tftypes.Value) *inProcess {
+	t.Helper()
 	ctx := context.Background()
 	server, err := newServer()
 	if err != nil {
@@ -38,11 +45,13 @@ func serveWith(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.P
 	for _, d := range schemas.Diagnostics {
 		t.Fatalf("schema: %s: %s", d.Summary, d.Detail)
 	}
-	pcfg := nullObject(schemas.Provider.ValueType(), map[string]tftypes.Value{
+	set := map[string]tftypes.Value{
 		"base_url":      tftypes.NewValue(tftypes.String, srv.URL()),
 		"client_id":     tftypes.NewValue(tftypes.String, emulator.DefaultClientID),
 		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
-	})
+	}
+	maps.Copy(set, extra)
+	pcfg := nullObject(schemas.Provider.ValueType(), set)
 	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: dynamicValue(t, pcfg)})
 	if err != nil {
 		t.Fatal(err)

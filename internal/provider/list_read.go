@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -72,7 +73,7 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 	key := readKey(t.dataSourceName(), t.kind.Path, expr, in)
 	out, shared, err := c.reads.Do(ctx, key, func(ctx context.Context) listOutcome {
 		col := &msgpackCollector[T]{enc: enc, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-		stats, diags := listRecords(ctx, c, in, expr, t, col.add, col.addLate)
+		stats, diags := listRecords(ctx, c, in, expr, key, t, col.add, col.addLate)
 		return listOutcome{collector: col, total: stats.Total, diags: diags}
 	})
 	if err != nil {
@@ -98,7 +99,8 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 // listRecords runs the listing in asks of t, with expr (in.expression) as
 // its filter, handing the records to add in result order and those that
 // moved ahead of them while it ran to addLate (see listing.Query.Late).
-func listRecords[T commerce.Record](ctx context.Context, c *service, in listInputs, expr string, t listTarget[T], add func(T) error, addLate func(commerce.Record) error) (listing.Stats, diag.Diagnostics) {
+// With the cache on, key (readKey) names its entry.
+func listRecords[T commerce.Record](ctx context.Context, c *service, in listInputs, expr, key string, t listTarget[T], add func(T) error, addLate func(commerce.Record) error) (listing.Stats, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	q := in.query(expr)
 	q.Progress = func(listed, total int) {
@@ -106,12 +108,14 @@ func listRecords[T commerce.Record](ctx context.Context, c *service, in listInpu
 	}
 	q.Late = addLate
 	start := time.Now()
-	stats, requests, err := list(ctx, c, t.kind, q, add)
-	tflog.Info(ctx, "listing finished", map[string]any{
+	stats, requests, err := listThroughCache(ctx, c, key, t.kind, q, add)
+	fields := map[string]any{
 		"resource": t.kind.Name, "total": stats.Total, "listed": stats.Listed, "page_requests": stats.Pages,
 		"requests": requests.Requests, "retries": requests.Retries, "throttled_429": requests.Throttled, "budget_per_s": requests.Budget,
 		"windows": stats.Windows, "strategy": stats.Strategy, "duration_ms": time.Since(start).Milliseconds(),
-	})
+	}
+	maps.Copy(fields, cacheFields(stats))
+	tflog.Info(ctx, "listing finished", fields)
 	var tooLarge *stateTooLargeError
 	switch {
 	case errors.As(err, &tooLarge):

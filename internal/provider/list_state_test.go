@@ -110,7 +110,7 @@ func referenceRead[T commerce.Record](ctx context.Context, c *service, rt record
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stats, diags := listRecords(ctx, c, in, expr, t, col.add, col.addLate)
+	stats, diags := listRecords(ctx, c, in, expr, "", t, col.add, col.addLate)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -36,6 +36,7 @@ const (
 	EnvBaseURL      = "COMMERCE_BASE_URL"
 	EnvAuthURL      = "COMMERCE_AUTH_URL"
 	EnvRateLimit    = "COMMERCE_RATE_LIMIT"
+	EnvCacheDir     = "COMMERCE_CACHE_DIR"
 )
 
 // MaxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
@@ -70,6 +71,7 @@ type providerModel struct {
 	RateLimit           types.Float64 `tfsdk:"rate_limit"`
 	MaxRetries          types.Int64   `tfsdk:"max_retries"`
 	RequestTimeout      types.String  `tfsdk:"request_timeout"`
+	CacheDir            types.String  `tfsdk:"cache_dir"`
 }
 
 func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -130,6 +132,13 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				MarkdownDescription: fmt.Sprintf("Time one request attempt may take, as a Go duration such as `30s` or `2m`. Defaults to `%s`. A whole listing is bounded by the data source's `timeouts.read` instead.", client.DefaultRequestTimeout),
 				Validators:          []validator.String{durationValidator{}},
 			},
+			"cache_dir": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Folder for an encrypted cache of list results, so that a later plan asks the store only what changed since the last one (see " +
+					"[Reads a plan pays once](#reads-a-plan-pays-once)). Falls back to `" + EnvCacheDir + "`; off when neither is set. " +
+					"Created owner-only (0700) if missing; a folder other users can read or write is refused. Entries are encrypted with a key derived from the client secret and kept at most " +
+					cacheMaxAgeText + ". Delete the folder to clear it.",
+			},
 		},
 	}
 }
@@ -183,6 +192,10 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return
 	}
+	resp.Diagnostics.Append(c.openCache(ctx, cfg.CacheDir, s)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	// Fetch the token now, while Terraform is still busy elsewhere, so that
 	// the first data source read does not wait for it. The fetch outlives
 	// Configure (WithoutCancel) but keeps its logger; a failure is reported
@@ -207,7 +220,7 @@ func unknownTuning(cfg providerModel) diag.Diagnostics {
 		value attr.Value
 	}{
 		{"page_size", cfg.PageSize}, {"max_parallel_requests", cfg.MaxParallelRequests}, {"rate_limit", cfg.RateLimit},
-		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout},
+		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout}, {"cache_dir", cfg.CacheDir},
 	} {
 		if setting.value.IsUnknown() {
 			diags.AddAttributeError(path.Root(setting.name), "Unknown "+setting.name,
