@@ -2,8 +2,10 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
@@ -63,35 +65,31 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 	if l.err != nil {
 		return nil, l.err
 	}
+	// In rounds: each range of the round is kept, split (its parts make
+	// the next round) or read; the reads of a round run together.
 	for len(l.pending) > 0 {
-		sp := l.pending[0]
-		l.pending = l.pending[1:]
-		switch sp.count {
-		case sp.hi - sp.lo:
-			l.reads -= sp.readCost(ps)
-			l.keep(sp, sorted[sp.lo:sp.hi])
-			continue
-		case 0: // all gone
-			l.reads -= sp.readCost(ps)
-			l.keep(sp, nil)
-			continue
-		}
-		if l.split(ctx, sp, false) {
-			if l.err != nil {
-				return nil, l.err
+		round := l.pending
+		l.pending = nil
+		var reads []createdRange
+		for _, sp := range round {
+			switch {
+			case sp.count == sp.hi-sp.lo:
+				l.reads -= sp.readCost(ps)
+				l.keep(sp, sorted[sp.lo:sp.hi])
+			case sp.count == 0: // all gone
+				l.reads -= sp.readCost(ps)
+				l.keep(sp, nil)
+			case l.split(ctx, sp, false):
+				if l.err != nil {
+					return nil, l.err
+				}
+			default:
+				reads = append(reads, sp)
 			}
-			continue
 		}
-		expr, err := l.bounded(sp)
-		if err != nil {
+		if err := l.read(ctx, reads); err != nil {
 			return nil, err
 		}
-		recs, err := rf.list(ctx, expr)
-		if err != nil {
-			return nil, err
-		}
-		l.reads -= sp.readCost(ps)
-		l.keep(sp, recs)
 	}
 	var out []T
 	for _, part := range l.done {
@@ -108,6 +106,33 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 type createdRange struct {
 	lo, hi, count int
 }
+
+// read reads the ranges, all at once (the transport bounds the requests
+// in flight), and keeps what they hold now.
+func (l *locator[T]) read(ctx context.Context, ranges []createdRange) error {
+	recs := make([][]T, len(ranges))
+	errs := make([]error, len(ranges))
+	var wg sync.WaitGroup
+	for i, sp := range ranges {
+		expr, err := l.bounded(sp)
+		if err != nil {
+			return err
+		}
+		wg.Go(func() { recs[i], errs[i] = l.rf.list(ctx, expr) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, sp := range ranges {
+		l.reads -= sp.readCost(l.ps)
+		l.keep(sp, recs[i])
+	}
+	return nil
+}
+
+// spent is what the refresh has spent so far.
+func (l *locator[T]) spent() int { return int(l.rf.spent.Load()) }
 
 // readCost is the requests reading the range takes: the pages of what
 // the service counts in it.
@@ -149,7 +174,7 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bo
 	// The counts it costs, and the reads of its parts (whole pages of
 	// each), must fit what is left of the budget.
 	var cuts []int
-	for n := min(8, l.budget-l.rf.spent-l.reads); n >= 2 && cuts == nil; n-- {
+	for n := min(8, l.budget-l.spent()-l.reads); n >= 2 && cuts == nil; n-- {
 		c := l.cuts(sp, n)
 		reads := l.reads - sp.readCost(l.ps)
 		for i, lo := range c {
@@ -159,7 +184,7 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bo
 			}
 			reads += pagesFor(max(hi-lo, 1), l.ps)
 		}
-		if len(c) >= 2 && l.rf.spent+len(c)+reads <= l.budget {
+		if len(c) >= 2 && l.spent()+len(c)+reads <= l.budget {
 			cuts = c
 		}
 	}
@@ -169,27 +194,30 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bo
 		}
 		return false
 	}
-	parts := make([]createdRange, 0, len(cuts))
-	sum := 0
+	parts := make([]createdRange, len(cuts))
+	errs := make([]error, len(cuts))
+	var wg sync.WaitGroup
 	for i, lo := range cuts {
 		hi := sp.hi
 		if i+1 < len(cuts) {
 			hi = cuts[i+1]
 		}
-		part := createdRange{lo: lo, hi: hi}
-		expr, err := l.bounded(part)
+		parts[i] = createdRange{lo: lo, hi: hi}
+		expr, err := l.bounded(parts[i])
 		if err != nil {
 			l.err = err
 			return true
 		}
-		n, err := l.rf.count(ctx, expr)
-		if err != nil {
-			l.err = err
-			return true
-		}
-		part.count = n
-		sum += n
-		parts = append(parts, part)
+		wg.Go(func() { parts[i].count, errs[i] = l.rf.count(ctx, expr) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		l.err = err
+		return true
+	}
+	sum := 0
+	for _, p := range parts {
+		sum += p.count
 	}
 	if sum != sp.count {
 		l.err = notProvable{"records were written while the cache was refreshed"}

@@ -3,8 +3,11 @@ package listing
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -62,7 +65,7 @@ type refresher[T commerce.Record] struct {
 	key  sortKey
 	// spent counts the refresh's page requests (1-record counts
 	// included).
-	spent int
+	spent atomic.Int64
 }
 
 func refresh[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, prev *Snapshot, emit func(T) error) (Stats, *Snapshot, error) {
@@ -85,7 +88,7 @@ func refresh[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Ki
 	}
 	stats := Stats{Strategy: "refreshed from the cache", Cache: CacheRefreshed}
 	result, err := rf.run(ctx, prev, known, &stats)
-	stats.Pages = rf.spent
+	stats.Pages = int(rf.spent.Load())
 	if err != nil {
 		return stats, nil, err
 	}
@@ -117,15 +120,28 @@ func refresh[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Ki
 	return stats, &snap.snap, nil
 }
 
-// decode reads the snapshot's records back, with their JSON.
+// decode reads the snapshot's records back, with their JSON, on every
+// core: decoding is most of an unchanged refresh's time.
 func (rf *refresher[T]) decode(prev *Snapshot) ([]T, error) {
 	known := make([]T, len(prev.Records))
-	for i, raw := range prev.Records {
-		rec, _, err := rf.kind.DecodeRecord(raw, true)
-		if err != nil {
-			return nil, notProvable{"the cache entry's records do not decode: " + err.Error()}
-		}
-		known[i] = rec
+	workers := min(runtime.GOMAXPROCS(0), 1+len(known)/1000)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(known); i += workers {
+				rec, _, err := rf.kind.DecodeRecord(prev.Records[i], true)
+				if err != nil {
+					errs[w] = notProvable{"the cache entry's records do not decode: " + err.Error()}
+					return
+				}
+				known[i] = rec
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return known, nil
 }
@@ -138,10 +154,6 @@ func (rf *refresher[T]) run(ctx context.Context, prev *Snapshot, known []T, stat
 		// A refresh costs at least two requests.
 		return nil, notProvable{"the list takes at most two pages, which a full read costs anyway"}
 	}
-	total, err := rf.count(ctx, rf.base)
-	if err != nil {
-		return nil, err
-	}
 	lower, err := changesSince(prev)
 	if err != nil {
 		return nil, notProvable{err.Error()}
@@ -150,7 +162,22 @@ func (rf *refresher[T]) run(ctx context.Context, prev *Snapshot, known []T, stat
 	if err != nil {
 		return nil, notProvable{"no room in the filter for the updated_at bound of the changes: " + err.Error()}
 	}
-	changes, err := rf.changes(ctx, changesFilter, len(known), total)
+	// The count and the changes' first page go out together.
+	var (
+		total    int
+		countErr error
+		counted  = make(chan struct{})
+	)
+	go func() {
+		defer close(counted)
+		total, countErr = rf.count(ctx, rf.base)
+	}()
+	first, err := rf.firstChanges(ctx, changesFilter)
+	<-counted
+	if err = errors.Join(err, countErr); err != nil {
+		return nil, err
+	}
+	changes, err := rf.changes(ctx, changesFilter, first, len(known), total)
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +210,18 @@ func changesSince(prev *Snapshot) (string, error) {
 	return t.Add(-prev.Took - RefreshOverlap).Format(filter.TimestampLayout), nil
 }
 
-// count is results.total for expr: one request for one record.
+// count is results.total for expr: one request for one record. Any
+// goroutine.
 func (rf *refresher[T]) count(ctx context.Context, expr string) (int, error) {
-	rf.spent++
+	rf.spent.Add(1)
 	p, err := fetchPage(ctx, rf.e, rf.kind, expr, "", 0, 1, false, nil)
 	return p.Total, err
+}
+
+// firstChanges is the first page of the changes.
+func (rf *refresher[T]) firstChanges(ctx context.Context, expr string) (commerce.Page[T], error) {
+	rf.spent.Add(1)
+	return fetchPage(ctx, rf.e, rf.kind, expr, "", 0, rf.e.pageSize, true, nil)
 }
 
 // changes lists the records that match expr: one page when they fit. More
@@ -195,13 +229,8 @@ func (rf *refresher[T]) count(ctx context.Context, expr string) (int, error) {
 // refreshFullShare of a full read, and the service does not count fewer
 // records than known (records are gone, so locate will have to spend
 // more, and a full read would waste what the changes cost).
-func (rf *refresher[T]) changes(ctx context.Context, expr string, known, total int) ([]T, error) {
+func (rf *refresher[T]) changes(ctx context.Context, expr string, first commerce.Page[T], known, total int) ([]T, error) {
 	ps := rf.e.pageSize
-	rf.spent++
-	first, err := fetchPage(ctx, rf.e, rf.kind, expr, "", 0, ps, true, nil)
-	if err != nil {
-		return nil, err
-	}
 	if first.Total <= len(first.Records) {
 		return first.Records, nil
 	}
@@ -222,7 +251,7 @@ func (rf *refresher[T]) list(ctx context.Context, expr string) ([]T, error) {
 		out = append(out, rec)
 		return nil
 	})
-	rf.spent += stats.Pages
+	rf.spent.Add(int64(stats.Pages))
 	return out, err
 }
 

@@ -99,11 +99,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 }
 
 // An unchanged store: the second read asks the service two questions.
+// (The provider's tests hold 60,000 orders to the same.)
 func TestRefreshUnchangedOrders(t *testing.T) {
-	n := 60000
-	if testing.Short() {
-		n = 6000
-	}
+	n := 6000
 	srv := emulatortest.Start(t, emulator.Options{Orders: n})
 	e := newClient(t, srv)
 	q := Query{}
@@ -124,12 +122,10 @@ func TestRefreshUnchangedOrders(t *testing.T) {
 }
 
 // 25 accounts created and 30 updated: a refresh of at most 8 requests,
-// exact, with the updated values.
+// exact, with the updated values. (The provider's tests hold 20,000
+// accounts to the same.)
 func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
-	n := 20000
-	if testing.Short() {
-		n = 3000
-	}
+	n := 3000
 	srv := emulatortest.Start(t, emulator.Options{Accounts: n})
 	e := newClient(t, srv)
 	for _, sort := range []string{"", "-updated_at", "name"} {
@@ -168,9 +164,11 @@ func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
 }
 
 // Deletes, and updates that move records out of the filter: exact, and
-// never more requests than a full read and 5%.
+// never more requests than a full read and 5%. Pages of 20 make 4,000
+// accounts the 200 pages of 20,000 at the default page size, for a tenth
+// of the decoding.
 func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
-	n := 20000
+	n := 4000
 	for _, tc := range []struct {
 		name   string
 		filter string
@@ -186,7 +184,7 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
-			e := newClient(t, srv)
+			e := newClient(t, srv, pagesOf(20))
 			q := Query{Filter: tc.filter}
 			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
 			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
@@ -215,6 +213,9 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 		})
 	}
 }
+
+// pagesOf sets the engine's page size.
+func pagesOf(n int) func(*testConfig) { return func(c *testConfig) { c.PageSize = n } }
 
 func del(srv *emulator.Server, ids []string, k int) error { return srv.Delete("accounts", ids[k]) }
 func upd(srv *emulator.Server, ids []string, k int) error { return srv.Update("accounts", ids[k]) }
@@ -253,8 +254,8 @@ func TestRefreshWithWritesDuringTheRead(t *testing.T) {
 	} {
 		for _, at := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s before request %d", tc.name, at), func(t *testing.T) {
-				srv := emulatortest.Start(t, emulator.Options{Accounts: 20000})
-				e := newClient(t, srv)
+				srv := emulatortest.Start(t, emulator.Options{Accounts: 4000})
+				e := newClient(t, srv, pagesOf(20))
 				q := Query{Filter: "like(external_ref,crm-0*)"}
 				_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
 				recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
@@ -324,8 +325,8 @@ func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
 func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 	for _, skew := range []time.Duration{time.Hour, -time.Hour} {
 		t.Run(skew.String(), func(t *testing.T) {
-			srv := emulatortest.Start(t, emulator.Options{Accounts: 20000, Now: func() time.Time { return time.Now().Add(skew) }})
-			e := newClient(t, srv)
+			srv := emulatortest.Start(t, emulator.Options{Accounts: 4000, Now: func() time.Time { return time.Now().Add(skew) }})
+			e := newClient(t, srv, pagesOf(20))
 			q := Query{Sort: "-updated_at"}
 			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
 			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
