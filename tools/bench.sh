@@ -5,6 +5,8 @@
 #   tools/bench.sh polite      # BenchmarkListSmallStore: stores of 20 and 25 rps, one and three listings
 #                              # at once, lenient and strict stores: 429 share and wall time vs ideal
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
+#   tools/bench.sh cache       # a plan's read in full and through cache_dir, side by side, after
+#                              # writes; six identical reads against one
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
 #                              # INCLUDE_RECORDS=false measures the ids-only mode
 #   tools/bench.sh floor [N...] # `terraform plan` on this provider and on the floor provider
@@ -53,6 +55,12 @@ run_provider() {
   echo "== provider benchmarks (load $(loadavg))"
   go test ./internal/provider -run '^$' -bench '^(BenchmarkReadOrders|BenchmarkOrdersState|BenchmarkFrameworkOverhead)$' \
     -benchtime "${PROVIDER_BENCHTIME:-2x}" -timeout 60m
+}
+
+run_cache() {
+  echo "== BenchmarkPlanThroughCache, BenchmarkIdenticalReads (load $(loadavg))"
+  go test ./internal/provider -run '^$' -bench '^(BenchmarkPlanThroughCache|BenchmarkIdenticalReads)$' \
+    -benchtime "${PROVIDER_BENCHTIME:-3x}" -timeout 60m
 }
 
 # ---------------------------------------------------------------- e2e
@@ -317,8 +325,9 @@ case "$cmd" in
   client) run_client ;;
   polite) run_polite ;;
   provider) run_provider ;;
+  cache) run_cache ;;
   e2e) run_e2e "$@" ;;
   floor) run_floor "$@" ;;
-  all) run_client; run_polite; run_provider; run_e2e "$@" ;;
-  *) echo "usage: $0 client|polite|provider|e2e [N...]|floor [N...]|all" >&2; exit 2 ;;
+  all) run_client; run_polite; run_provider; run_cache; run_e2e "$@" ;;
+  *) echo "usage: $0 client|polite|provider|cache|e2e [N...]|floor [N...]|all" >&2; exit 2 ;;
 esac

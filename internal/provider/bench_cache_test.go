@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// BenchmarkPlanThroughCache times one plan's read of a list, with 20 ms of
+// latency, after the writes of each case, in full and through the cache,
+// side by side: the cache's plan follows an earlier one of the same list.
+// tools/bench.sh cache runs it; PERFORMANCE.md has the figures.
+func BenchmarkPlanThroughCache(b *testing.B) {
+	for _, tc := range []struct {
+		name       string
+		opts       emulator.Options
+		resource   string
+		dataSource string
+		write      func(b *testing.B, srv *emulator.Server)
+	}{
+		{"orders=60000/unchanged", emulator.Options{Orders: 60000, Files: -1, Accounts: -1}, "orders", "commerce_orders", nil},
+		{"accounts=20000/25_creates_30_updates", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", createsAndUpdates},
+		{"accounts=20000/1_delete", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", deletes(1)},
+		{"accounts=20000/20_deletes", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", deletes(20)},
+	} {
+		for _, mode := range []string{"full", "cache"} {
+			b.Run(tc.name+"/"+mode, func(b *testing.B) {
+				srv := emulatortest.Start(b, tc.opts)
+				clearBenchEnv(b)
+				dir := ""
+				if mode == "cache" {
+					dir = filepath.Join(b.TempDir(), "cache")
+					benchPlan(b, srv, dir, tc.dataSource) // the earlier plan
+				}
+				srv.SetLatency(20 * time.Millisecond)
+				var wall time.Duration
+				requests, iters := 0, 0
+				for b.Loop() {
+					b.StopTimer()
+					if tc.write != nil {
+						tc.write(b, srv)
+					}
+					before := srv.Stats().ListRequests[tc.resource]
+					b.StartTimer()
+					start := time.Now()
+					benchPlan(b, srv, dir, tc.dataSource)
+					wall += time.Since(start)
+					requests += srv.Stats().ListRequests[tc.resource] - before
+					iters++
+				}
+				b.ReportMetric(float64(wall.Milliseconds())/float64(iters), "wall_ms/op")
+				b.ReportMetric(float64(requests)/float64(iters), "list_requests/op")
+			})
+		}
+	}
+}
+
+// benchPlan is one plan's read of dataSource: a new provider process.
+func benchPlan(b *testing.B, srv *emulator.Server, dir, dataSource string) {
+	b.Helper()
+	extra := map[string]tftypes.Value{}
+	if dir != "" {
+		extra["cache_dir"] = tftypes.NewValue(tftypes.String, dir)
+	}
+	p := serveConfigured(b, srv, NewServer("test"), extra)
+	p.readState(b, dataSource, nil)
+}
+
+func createsAndUpdates(b *testing.B, srv *emulator.Server) {
+	accounts := srv.Accounts()
+	for i := range 30 {
+		if err := srv.Update("accounts", accounts[(i*661)%len(accounts)].ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range 25 {
+		if _, err := srv.Insert("accounts"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func deletes(n int) func(*testing.B, *emulator.Server) {
+	return func(b *testing.B, srv *emulator.Server) {
+		accounts := srv.Accounts()
+		for i := range n {
+			if err := srv.Delete("accounts", accounts[(i*len(accounts))/n+len(accounts)/(2*n)].ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkIdenticalReads reads the same accounts from 1 and from 6 data
+// sources at once, as Terraform reads six module instances: the list
+// requests of six are those of one.
+func BenchmarkIdenticalReads(b *testing.B) {
+	for _, readers := range []int{1, 6} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+			srv := emulatortest.Start(b, emulator.Options{Accounts: 1000, Files: -1, Orders: -1, Latency: 20 * time.Millisecond})
+			clearBenchEnv(b)
+			requests, iters := 0, 0
+			for b.Loop() {
+				p := serveInProcess(b, srv)
+				before := srv.Stats().ListRequests["accounts"]
+				var wg sync.WaitGroup
+				for range readers {
+					wg.Go(func() { p.readState(b, "commerce_accounts", nil) })
+				}
+				wg.Wait()
+				requests += srv.Stats().ListRequests["accounts"] - before
+				iters++
+			}
+			b.ReportMetric(float64(requests)/float64(iters), "list_requests/op")
+		})
+	}
+}
