@@ -77,22 +77,27 @@ output "ids" {
 // listing sees the write: it arrives after that listing started, so it
 // gets a listing of its own. In the apply step below, "before" starts
 // listing once "first" exists; "second" is created meanwhile, and "after",
-// which depends on it, is read while "before" still lists (every page
-// takes 300 ms). Without the rule, "after" would be served by "before"
-// and miss the second account.
+// which depends on it, is read while "before" still waits for its
+// answer. Were "after" served by "before", it would miss the second
+// account.
 func TestAccReadAfterWriteIsNotServedByAnEarlierRead(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 50})
-	// The first listing's answer (one page) is evaluated when its request
-	// arrives and held for 800 ms: it cannot see a write made meanwhile,
-	// and it is still in flight when "after" arrives.
+	// The first listing's answer (one page) is held for 800 ms once the
+	// emulator has evaluated it: the second account, written only then,
+	// is not in it, and "after" arrives while it is still in flight.
 	var held atomic.Bool
+	evaluated := make(chan struct{})
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if r.URL.Path != "/v2/accounts" || held.Swap(true) {
 			return nil
 		}
-		return &emulator.Fault{Mutate: func(body []byte) []byte { time.Sleep(800 * time.Millisecond); return body }}
+		return &emulator.Fault{Mutate: func(body []byte) []byte {
+			close(evaluated)
+			time.Sleep(800 * time.Millisecond)
+			return body
+		}}
 	})
-	writer := &writerProvider{srv: srv}
+	writer := &writerProvider{srv: srv, evaluated: evaluated}
 	factories := map[string]func() (tfprotov6.ProviderServer, error){
 		"commerce":     NewServer("test"),
 		"commercetest": providerserver.NewProtocol6WithError(writer),
@@ -145,6 +150,9 @@ type writerProvider struct {
 	srv *emulator.Server
 	// created counts the accounts written.
 	created int
+	// evaluated is closed once the service has answered the first list
+	// request; the second account waits for it.
+	evaluated <-chan struct{}
 }
 
 func (p *writerProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -179,8 +187,13 @@ func (r *writtenAccount) Schema(_ context.Context, _ resource.SchemaRequest, res
 func (r *writtenAccount) Create(ctx context.Context, _ resource.CreateRequest, resp *resource.CreateResponse) {
 	if r.p.created == 1 {
 		// The second write waits until the read that started with the
-		// first one has sent its request.
-		time.Sleep(300 * time.Millisecond)
+		// first one has been answered (the answer is still held).
+		select {
+		case <-r.p.evaluated:
+		case <-time.After(time.Minute):
+			resp.Diagnostics.AddError("test", "no list request reached the emulator within a minute")
+			return
+		}
 	}
 	id, err := r.p.srv.Insert("accounts")
 	if err != nil {
