@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// make test runs each package's tests once: under the race detector when
+// the package is in RACE_PKGS, with a Terraform CLI when in ACC_PKGS. A new
+// package in neither would have its tests run by no one but `make unit`.
+func TestMakeTestRunsEveryPackage(t *testing.T) {
+	makefile, err := os.ReadFile("GNUmakefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, name := range []string{"RACE_PKGS", "ACC_PKGS"} {
+		m := regexp.MustCompile(`(?m)^` + name + `\s*=\s*(.+)$`).FindSubmatch(makefile)
+		if m == nil {
+			t.Fatalf("GNUmakefile sets no %s", name)
+		}
+		patterns = append(patterns, strings.Fields(string(m[1]))...)
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{len .TestGoFiles}} {{len .XTestGoFiles}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	module := "github.com/commerce-tf/terraform-provider-commerce"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if f[1] == "0" && f[2] == "0" {
+			continue // no tests
+		}
+		rel := "." + strings.TrimPrefix(f[0], module)
+		if covered(rel, patterns) {
+			continue
+		}
+		t.Errorf("%s has tests, but make test runs it in neither RACE_PKGS nor ACC_PKGS (GNUmakefile)", rel)
+	}
+}
+
+// covered reports whether a go test pattern in patterns matches rel.
+func covered(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if p == rel || (strings.HasSuffix(p, "/...") && (rel == strings.TrimSuffix(p, "/...") || strings.HasPrefix(rel, strings.TrimSuffix(p, "...")))) {
+			return true
+		}
+	}
+	return false
+}
