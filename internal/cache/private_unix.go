@@ -10,12 +10,9 @@ import (
 
 // checkPrivate refuses a folder that is not the current user's alone.
 func checkPrivate(dir string) error {
-	info, err := os.Stat(dir)
+	info, err := statFolder(dir)
 	if err != nil {
 		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s belongs to another user (uid %d): use a folder of your own", dir, st.Uid)

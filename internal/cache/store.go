@@ -258,5 +258,17 @@ func (s *Store) sweep() {
 	}
 }
 
+// statFolder is dir's file info, or an error when it is not a folder.
+func statFolder(dir string) (fs.FileInfo, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	return info, nil
+}
+
 // String describes the store for logs: its folder, never a key.
 func (s *Store) String() string { return fmt.Sprintf("cache folder %s", s.dir) }

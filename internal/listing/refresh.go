@@ -109,15 +109,7 @@ func refresh[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Ki
 			q.Progress(stats.Listed, stats.Total)
 		}
 	}
-	if snap.unusable != "" {
-		e.log.Info(ctx, "cache: not kept", map[string]any{"resource": kind.Name, "reason": snap.unusable})
-		return stats, nil, nil
-	}
-	snap.snap.Took = time.Since(start)
-	if !q.CreatedBefore.IsZero() {
-		snap.snap.CreatedBefore = filter.FormatTimestamp(q.CreatedBefore)
-	}
-	return stats, &snap.snap, nil
+	return stats, snap.finish(ctx, e, kind.Name, q, start), nil
 }
 
 // decode reads the snapshot's records back, with their JSON, on every

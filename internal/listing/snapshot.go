@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -138,6 +139,20 @@ func (s *snapshotter) add(rec commerce.Record) {
 	if key > s.snap.HighWater {
 		s.snap.HighWater = key
 	}
+}
+
+// finish is the snapshot of a listing of q on resource that started at
+// start, or nil, said at INFO, when a record lacked what a refresh needs.
+func (s *snapshotter) finish(ctx context.Context, e *Engine, resource string, q Query, start time.Time) *Snapshot {
+	if s.unusable != "" {
+		e.log.Info(ctx, "cache: not kept", map[string]any{"resource": resource, "reason": s.unusable})
+		return nil
+	}
+	s.snap.Took = time.Since(start)
+	if !q.CreatedBefore.IsZero() {
+		s.snap.CreatedBefore = filter.FormatTimestamp(q.CreatedBefore)
+	}
+	return &s.snap
 }
 
 // timestampKey is an ISO 8601 timestamp as keyset filters and
