@@ -18,12 +18,12 @@ import (
 // full listing would give now, asking the service only:
 //
 //  1. how many records match now (results.total of one 1-record page);
-//  2. the records that match and were updated since the snapshot's
-//     high-water mark, less RefreshOverlap and the time the snapshot's
-//     listing took: ge(updated_at,...) added to the filter. Every create
-//     and every update moves updated_at, so this brings back every record
-//     that is new, changed, or entered the filter; those that are in the
-//     snapshot replace their old copies.
+//  2. then, once that is answered, the records that match and were
+//     updated since the snapshot's high-water mark, less RefreshOverlap
+//     and the time the snapshot's listing took: ge(updated_at,...) added
+//     to the filter. Every create and every update moves updated_at, so
+//     this brings back every record that is new, changed, or entered the
+//     filter; those that are in the snapshot replace their old copies.
 //  3. When the count of what is now known equals the service's count,
 //     nothing was deleted and nothing left the filter: the known set
 //     holds every matching record (step 2) and no other. When it differs,
@@ -154,19 +154,17 @@ func (rf *refresher[T]) run(ctx context.Context, prev *Snapshot, known []T, stat
 	if err != nil {
 		return nil, notProvable{"no room in the filter for the updated_at bound of the changes: " + err.Error()}
 	}
-	// The count and the changes' first page go out together.
-	var (
-		total    int
-		countErr error
-		counted  = make(chan struct{})
-	)
-	go func() {
-		defer close(counted)
-		total, countErr = rf.count(ctx, rf.base)
-	}()
+	// The count is answered before the changes are asked for, never
+	// together: a record created in between is then among the changes
+	// but not in the count, and the counts differ. Were the changes
+	// answered first, that record would be in the count alone, and would
+	// hide a record deleted before the refresh from the comparison.
+	total, err := rf.count(ctx, rf.base)
+	if err != nil {
+		return nil, err
+	}
 	first, err := rf.firstChanges(ctx, changesFilter)
-	<-counted
-	if err = errors.Join(err, countErr); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	changes, err := rf.changes(ctx, changesFilter, first, len(known), total)

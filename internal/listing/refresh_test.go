@@ -371,3 +371,39 @@ func TestRefreshableSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// The count is answered before the changes are asked for. Were both in
+// flight at once, a record created between the changes' answer and the
+// count's would be in the count alone and hide a record deleted before
+// the refresh: the counts would agree on a stale list.
+func TestRefreshCountsBeforeAskingForChanges(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000})
+	e := newClient(t, srv)
+	_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, nil)
+	var early atomic.Int32
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		if r.URL.Path != "/v2/accounts" || !strings.Contains(r.URL.RawQuery, "updated_at") {
+			return nil
+		}
+		counted := false
+		for _, done := range srv.Stats().Requests {
+			if done.Path == "/v2/accounts" && strings.Contains(done.RawQuery, "page%5Blimit%5D=1&") && done.Status == http.StatusOK {
+				counted = true
+			}
+		}
+		if !counted {
+			early.Add(1)
+		}
+		return nil
+	})
+	for range 5 {
+		srv.ResetStats()
+		_, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, snap)
+		if stats.Cache != CacheRefreshed {
+			t.Fatalf("read in full: %s", stats.CacheReason)
+		}
+	}
+	if n := early.Load(); n > 0 {
+		t.Fatalf("%d of 5 refreshes asked for the changes before the count was answered", n)
+	}
+}
