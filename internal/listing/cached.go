@@ -2,6 +2,7 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,7 +67,7 @@ func ListCached[T commerce.Record](ctx context.Context, e *Engine, kind commerce
 	}
 	stats, snap, err := refresh(ctx, e, kind, q, prev, emit)
 	var np notProvable
-	if asNotProvable(err, &np) {
+	if errors.As(err, &np) {
 		pages := stats.Pages
 		stats, snap, err = listFull(ctx, e, kind, q, &snapshotter{}, np.reason, emit)
 		stats.Pages += pages

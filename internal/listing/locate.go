@@ -52,14 +52,13 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 		sorted[i], sortedKeys[i] = known[j], keys[j]
 	}
 
-	l := &locator[T]{rf: rf, known: sorted, keys: sortedKeys, ps: ps}
+	l := &locator[T]{rf: rf, keys: sortedKeys, ps: ps}
 	// A full read now costs the pages of what matches now.
 	full := pagesFor(total, ps)
 	l.budget = full + max(1, full/20)
 	top := createdRange{lo: 0, hi: len(sorted), count: total}
-	l.pending = []createdRange{top}
 	l.reads = top.readCost(ps)
-	if !l.split(ctx, top, true) {
+	if !l.split(ctx, top) {
 		return nil, notProvable{"locating what was deleted would cost more than a full read"}
 	}
 	if l.err != nil {
@@ -79,7 +78,7 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 			case sp.count == 0: // all gone
 				l.reads -= sp.readCost(ps)
 				l.keep(sp, nil)
-			case l.split(ctx, sp, false):
+			case l.split(ctx, sp):
 				if l.err != nil {
 					return nil, l.err
 				}
@@ -141,10 +140,9 @@ func (s createdRange) readCost(ps int) int { return pagesFor(s.count, ps) }
 // locator is one locate: the ranges still to decide, those decided, and
 // the budget.
 type locator[T commerce.Record] struct {
-	rf    *refresher[T]
-	known []T
-	keys  []string
-	ps    int
+	rf   *refresher[T]
+	keys []string
+	ps   int
 
 	budget  int            // requests a refresh may spend in all
 	reads   int            // requests the pending ranges may still take to read
@@ -165,12 +163,8 @@ func (l *locator[T]) keep(sp createdRange, recs []T) {
 
 // split splits sp into up to 8 ranges, page-aligned and cut where
 // created_at changes, counts them and queues them, if the budget allows;
-// it reports whether it did. queued says sp is already counted in
-// pending (the top range).
-func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bool {
-	if queued {
-		l.pending = l.pending[:0]
-	}
+// it reports whether it did.
+func (l *locator[T]) split(ctx context.Context, sp createdRange) bool {
 	// The counts it costs, and the reads of its parts (whole pages of
 	// each), must fit what is left of the budget.
 	var cuts []int
@@ -189,9 +183,6 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange, queued bool) bo
 		}
 	}
 	if cuts == nil {
-		if queued {
-			l.pending = append(l.pending, sp)
-		}
 		return false
 	}
 	parts := make([]createdRange, len(cuts))

@@ -53,8 +53,6 @@ type notProvable struct{ reason string }
 
 func (n notProvable) Error() string { return n.reason }
 
-func asNotProvable(err error, target *notProvable) bool { return errors.As(err, target) }
-
 // refresher is one refresh: the query's filter and sort, and the requests
 // it has made.
 type refresher[T commerce.Record] struct {

@@ -89,11 +89,7 @@ func listThroughCache[T commerce.Record](ctx context.Context, s *service, key st
 	}
 	prev := s.loadSnapshot(ctx, key, kind.Name)
 	var snap *listing.Snapshot
-	stats, requests, err := traced(ctx, s, kind, func(ctx context.Context) (listing.Stats, error) {
-		var (
-			stats listing.Stats
-			err   error
-		)
+	stats, requests, err := traced(ctx, s, kind, func(ctx context.Context) (stats listing.Stats, err error) {
 		stats, snap, err = listing.ListCached(ctx, s.engine, kind, q, prev, emit)
 		return stats, err
 	})
