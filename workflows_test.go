@@ -86,7 +86,7 @@ func readWorkflow(t *testing.T, name string) workflow {
 }
 
 // makeCall is one make invocation: its targets and its variable
-// assignments (make fuzz FUZZTIME=10s).
+// assignments (make fuzz FUZZTIME=200000x).
 type makeCall struct {
 	targets []string
 	vars    []string
