@@ -34,6 +34,11 @@ type Group[V any] struct {
 	// starts; 0 takes DefaultGather, a negative value starts at once.
 	Gather time.Duration
 
+	// pause waits out the gathering; nil is time.Sleep. Tests end it once
+	// the readers they start have joined, rather than betting on how soon
+	// a busy machine schedules them.
+	pause func(time.Duration)
+
 	mu    sync.Mutex
 	calls map[string]*call[V]
 }
@@ -100,7 +105,11 @@ func (g *Group[V]) run(base context.Context, key string, c *call[V], fn func(ctx
 		gather = DefaultGather
 	}
 	if gather > 0 {
-		time.Sleep(gather)
+		pause := g.pause
+		if pause == nil {
+			pause = time.Sleep
+		}
+		pause(gather)
 	}
 	g.mu.Lock()
 	if g.calls[key] == c {

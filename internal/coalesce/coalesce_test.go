@@ -9,9 +9,31 @@ import (
 	"time"
 )
 
+// gatherUntilJoined makes g's calls of key gather until n readers wait on
+// them, whatever the time that takes.
+func gatherUntilJoined[V any](g *Group[V], key string, n int) {
+	g.pause = func(time.Duration) { waitJoined(g, key, n) }
+}
+
+// waitJoined returns once n readers wait on the gathering call of key, or
+// after ten seconds, when the test's own checks will say what went wrong.
+func waitJoined[V any](g *Group[V], key string, n int) {
+	for give := time.Now().Add(10 * time.Second); time.Now().Before(give); {
+		g.mu.Lock()
+		c := g.calls[key]
+		joined := c != nil && c.readers >= n
+		g.mu.Unlock()
+		if joined {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // Reads that arrive while a call gathers share its one run.
 func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
-	g := &Group[int]{Gather: 50 * time.Millisecond}
+	g := &Group[int]{}
+	gatherUntilJoined(g, "k", 6)
 	var runs atomic.Int32
 	var wg sync.WaitGroup
 	results := make([]int, 6)
@@ -110,9 +132,12 @@ func TestDifferentKeysRunApart(t *testing.T) {
 // A reader that gives up does not cancel the work the others wait for;
 // the work is cancelled once the last reader has left.
 func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
-	g := &Group[error]{Gather: 30 * time.Millisecond}
+	g := &Group[error]{}
+	gatherUntilJoined(g, "k", 2)
+	started := make(chan struct{})
 	release := make(chan struct{})
 	work := func(ctx context.Context) error {
+		close(started)
 		select {
 		case <-release:
 			return nil
@@ -126,7 +151,7 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 		_, _, err := g.Do(quitter, "k", work)
 		quitErr <- err
 	}()
-	time.Sleep(5 * time.Millisecond)
+	waitJoined(g, "k", 1) // the quitter opened the call
 	stayer := make(chan error, 1)
 	go func() {
 		v, shared, err := g.Do(t.Context(), "k", work)
@@ -135,7 +160,7 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 		}
 		stayer <- errors.Join(v, err)
 	}()
-	time.Sleep(60 * time.Millisecond) // the call has started
+	<-started
 	quit()
 	if err := <-quitErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("quitter: %v", err)
@@ -171,7 +196,8 @@ func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
 
 // The work's deadline is the latest of its readers'.
 func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
-	g := &Group[time.Time]{Gather: 30 * time.Millisecond}
+	g := &Group[time.Time]{}
+	gatherUntilJoined(g, "k", 2)
 	soon, c1 := context.WithTimeout(t.Context(), time.Minute)
 	defer c1()
 	later, c2 := context.WithTimeout(t.Context(), time.Hour)
@@ -181,7 +207,7 @@ func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
 	fn := func(ctx context.Context) time.Time { d, _ := ctx.Deadline(); return d }
 	wg.Add(2)
 	go func() { defer wg.Done(); got, _, _ = g.Do(soon, "k", fn) }()
-	go func() { defer wg.Done(); time.Sleep(5 * time.Millisecond); _, _, _ = g.Do(later, "k", fn) }()
+	go func() { defer wg.Done(); _, _, _ = g.Do(later, "k", fn) }()
 	wg.Wait()
 	want, _ := later.Deadline()
 	if !got.Equal(want) {
