@@ -49,16 +49,15 @@ func TestStateCeilingStopsEarly(t *testing.T) {
 	}
 	// About 1 MiB of orders with their JSON is a few hundred orders, in the
 	// first of three windows: at most the pages of that window the workers
-	// had fetched ahead (requests already on the wire when the read ended
-	// may reach the emulator a moment later), and nothing goes on after.
-	time.Sleep(200 * time.Millisecond)
-	sent := srv.Stats().ListRequests["orders"]
+	// had fetched ahead, and nothing goes on after. Requests already on the
+	// wire when the read ended may reach the emulator a moment later, so
+	// the count is read once it has settled.
+	sent, settled := settledListRequests(srv, "orders")
+	if !settled {
+		t.Errorf("list requests still going on 5 s after the read ended (%d so far)", sent)
+	}
 	if sent > 100 {
 		t.Errorf("%d list requests, more than the first window's 100: the listing went on past the ceiling", sent)
-	}
-	time.Sleep(300 * time.Millisecond)
-	if later := srv.Stats().ListRequests["orders"]; later != sent {
-		t.Errorf("%d list requests, then %d: requests went on after the read ended", sent, later)
 	}
 
 	// Without the JSON the same orders fit, and the read says nothing.
@@ -83,4 +82,20 @@ func TestAccStateCeiling(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Too large for Terraform.*160000 orders match;\s+after\s+\d+\s+of\s+them\s+the\s+state\s+had\s+reached\s+25\d\.\d\s+MiB.*over\s+the\s+limit\s+of\s+268,369,920\).*include_json = false`),
 		}},
 	})
+}
+
+// settledListRequests returns the emulator's count of list requests to
+// endpoint once it has not moved for 300 ms, and false when it still moves
+// after 5 s: a listing that goes on after its read ended never settles.
+func settledListRequests(srv *emulator.Server, endpoint string) (int, bool) {
+	last, since := srv.Stats().ListRequests[endpoint], time.Now()
+	for give := time.Now().Add(5 * time.Second); time.Now().Before(give); {
+		time.Sleep(25 * time.Millisecond)
+		if n := srv.Stats().ListRequests[endpoint]; n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= 300*time.Millisecond {
+			return last, true
+		}
+	}
+	return last, false
 }
