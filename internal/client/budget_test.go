@@ -145,7 +145,7 @@ func TestThrottlingIsNotFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
-		if r.URL.Path == commerce.OrdersResource.Path {
+		if r.URL.Path == commerce.OrdersEndpoint.Path {
 			return &emulator.Fault{Status: http.StatusTooManyRequests}
 		}
 		return nil

@@ -50,7 +50,7 @@ func mustList[T commerce.Record](t testing.TB, srv *emulator.Server, c *Client, 
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want := emulatortest.WantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
+	want := emulatortest.WantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), emulatortest.FirstDiff(got, want))
 	}
@@ -64,4 +64,4 @@ func mustList[T commerce.Record](t testing.TB, srv *emulator.Server, c *Client, 
 // attempts minus the pages the engine asked for.
 func clientRetries(c *Client, stats ListStats) int { return int(c.Requests()) - stats.Pages }
 
-func isOrdersList(r *http.Request) bool { return r.URL.Path == commerce.OrdersResource.Path }
+func isOrdersList(r *http.Request) bool { return r.URL.Path == commerce.OrdersEndpoint.Path }

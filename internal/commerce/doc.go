@@ -1,6 +1,6 @@
 // Package commerce is the service's model, as its API reference documents
 // it: the list endpoints and what each can sort and filter by (the
-// capability table, resources.go), the records and their wire forms,
+// capability table, endpoints.go), the records and their wire forms,
 // decoding with care (lenient.go), records of any endpoint (generic.go),
 // list and record bodies checked against the contract, the service's
 // limits on list requests, and how two filter terms on one attribute

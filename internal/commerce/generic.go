@@ -15,7 +15,7 @@ import (
 type Generic struct {
 	Common
 	Type string
-	// paths are the Resource's ValuePaths, shared by every record of a
+	// paths are the Endpoint's ValuePaths, shared by every record of a
 	// listing; SortValue reads attributes beyond id and the timestamps
 	// from JSON on demand, since only a provider-side sort or a range cut
 	// asks for them.
@@ -23,7 +23,7 @@ type Generic struct {
 }
 
 // SortValue returns id, created_at and updated_at as decoded, and any other
-// attribute from the record's JSON: where the Resource's ValuePaths say,
+// attribute from the record's JSON: where the Endpoint's ValuePaths say,
 // else at the top level, else under "attributes" (the catalogue services'
 // form). Strings are returned as they are, whole numbers in decimal.
 func (g Generic) SortValue(attr string) (string, bool) {
@@ -237,7 +237,7 @@ func (e *genericElem) UnmarshalJSON(b []byte) error {
 // (ResourceForPath) or what the listing engine's probe found out about an
 // endpoint the table does not know. Every record keeps its JSON, whatever
 // the listing's IncludeJSON says.
-func GenericKind(r Resource) Kind[Generic] {
+func GenericKind(r Endpoint) Kind[Generic] {
 	paths := r.ValuePaths
 	decode := func(raw []byte, _ bool, _ *decodeNotes) (Generic, error) {
 		w, err := parseGeneric(raw)
@@ -254,5 +254,5 @@ func GenericKind(r Resource) Kind[Generic] {
 			return e.w.record(e.raw, paths)
 		})
 	}
-	return Kind[Generic]{Resource: r, decodeRecord: decode, decodeAll: decodeAll}
+	return Kind[Generic]{Endpoint: r, decodeRecord: decode, decodeAll: decodeAll}
 }

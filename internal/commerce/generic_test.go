@@ -40,7 +40,7 @@ func TestGenericDecode(t *testing.T) {
 		{name: "number id", raw: `{"id":42}`, err: "not a non-empty string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, _, err := GenericKind(Resource{Path: "/x"}).DecodeRecord([]byte(tc.raw), false)
+			rec, _, err := GenericKind(Endpoint{Path: "/x"}).DecodeRecord([]byte(tc.raw), false)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one saying %q", err, tc.err)
@@ -66,7 +66,7 @@ func TestGenericDecode(t *testing.T) {
 		})
 	}
 	// The range attribute of orders lives in meta.display_price.
-	rec, _, err := GenericKind(OrdersResource).DecodeRecord([]byte(`{"id":"o","meta":{"display_price":{"with_tax":{"amount":12345}}}}`), false)
+	rec, _, err := GenericKind(OrdersEndpoint).DecodeRecord([]byte(`{"id":"o","meta":{"display_price":{"with_tax":{"amount":12345}}}}`), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 
 // Narrow returns base with every term of extra merged in (see mergeTerm).
 // It never modifies base or extra.
-func (r Resource) Narrow(base, extra filter.Expr) filter.Expr {
+func (r Endpoint) Narrow(base, extra filter.Expr) filter.Expr {
 	out := filter.And(base, nil)
 	for _, t := range filter.And(extra, nil) {
 		// Its position is in another text than base's.
@@ -57,7 +57,7 @@ func sideOf(op filter.Op) side {
 // the client can compare (timestamps in any form, numbers, ids) merge;
 // text compares by the service's collation, which the client does not
 // know, so bounds on text are only merged with identical terms.
-func (r Resource) mergeTerm(e filter.Expr, t filter.Term) filter.Expr {
+func (r Endpoint) mergeTerm(e filter.Expr, t filter.Term) filter.Expr {
 	s := sideOf(t.Op)
 	for i, u := range e {
 		if u.Attribute != t.Attribute {
@@ -106,7 +106,7 @@ func tighter(s side, c int, a, b filter.Op) bool {
 
 // satisfies reports whether value v of t's attribute passes the bound t;
 // false when the client cannot compare them.
-func (r Resource) satisfies(t filter.Term, v string) bool {
+func (r Endpoint) satisfies(t filter.Term, v string) bool {
 	c, ok := r.compareValues(t.Attribute, v, t.Values[0])
 	if !ok {
 		return false
@@ -126,16 +126,16 @@ func (r Resource) satisfies(t filter.Term, v string) bool {
 
 // compareValues compares two filter values of attr as the service does,
 // where the client knows how: -1, 0 or +1, and false where it does not.
-func (r Resource) compareValues(attr, a, b string) (int, bool) {
+func (r Endpoint) compareValues(attr, a, b string) (int, bool) {
 	switch {
-	case r.SortKind(attr) == KindTimestamp:
+	case r.SortType(attr) == TimestampValue:
 		x, errA := filter.ParseTimestamp(a)
 		y, errB := filter.ParseTimestamp(b)
 		if errA != nil || errB != nil {
 			return 0, false
 		}
 		return x.Compare(y), true
-	case r.SortKind(attr) == KindNumber:
+	case r.SortType(attr) == NumberValue:
 		x, okA := new(big.Rat).SetString(a)
 		y, okB := new(big.Rat).SetString(b)
 		if !okA || !okB {

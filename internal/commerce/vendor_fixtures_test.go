@@ -372,7 +372,7 @@ func dump(v any) string {
 
 // decodeVendorGeneric decodes a vendor list body with GenericKind(r), both
 // ways decodeListBody can; generic records keep their JSON either way.
-func decodeVendorGeneric(t *testing.T, body []byte, r Resource) Page[Generic] {
+func decodeVendorGeneric(t *testing.T, body []byte, r Endpoint) Page[Generic] {
 	t.Helper()
 	kind := GenericKind(r)
 	path := kind.Path + "?page%5Blimit%5D=100&page%5Boffset%5D=0"
@@ -400,7 +400,7 @@ func decodeVendorGeneric(t *testing.T, body []byte, r Resource) Page[Generic] {
 }
 
 func TestVendorCustomersGeneric(t *testing.T) {
-	p := decodeVendorGeneric(t, vendorFixture(t, "customers_list.json"), CustomersResource)
+	p := decodeVendorGeneric(t, vendorFixture(t, "customers_list.json"), CustomersEndpoint)
 	if p.Total != 2 || len(p.Records) != 2 {
 		t.Fatalf("total %d, %d records; want 2, 2", p.Total, len(p.Records))
 	}
@@ -425,7 +425,7 @@ func TestVendorCustomersGeneric(t *testing.T) {
 // The catalogue's example has timestamps directly under meta, the record's
 // attributes under attributes, and no meta.page.
 func TestVendorHierarchiesGeneric(t *testing.T) {
-	p := decodeVendorGeneric(t, vendorFixture(t, "hierarchies_list.json"), HierarchiesResource)
+	p := decodeVendorGeneric(t, vendorFixture(t, "hierarchies_list.json"), HierarchiesEndpoint)
 	if p.Total != 30 || len(p.Records) != 1 {
 		t.Fatalf("total %d, %d records; want 30 (meta.results.total), 1", p.Total, len(p.Records))
 	}

@@ -101,7 +101,7 @@ func TestOrderAmountsInEitherShape(t *testing.T) {
 		t.Errorf("display_price %s (%v), directly under meta %s (%v)", dump(a), errA, dump(b), errB)
 	}
 	for _, body := range []string{nested, direct} {
-		g, _, err := GenericKind(OrdersResource).DecodeRecord([]byte(body), true)
+		g, _, err := GenericKind(OrdersEndpoint).DecodeRecord([]byte(body), true)
 		if err != nil {
 			t.Fatal(err)
 		}

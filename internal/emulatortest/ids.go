@@ -11,7 +11,7 @@ import (
 // the resource's default) promises: by value, ties by id, whether the
 // service sorts (the provider orders the ties it gives) or the provider
 // sorts the complete list itself.
-func WantIDs(t testing.TB, srv *emulator.Server, r commerce.Resource, filter, sort string) []string {
+func WantIDs(t testing.TB, srv *emulator.Server, r commerce.Endpoint, filter, sort string) []string {
 	t.Helper()
 	if sort == "" {
 		sort = r.DefaultSort

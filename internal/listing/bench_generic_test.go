@@ -68,7 +68,7 @@ func benchListOnce(b *testing.B, srv *emulator.Server, want []string, variant in
 	var err error
 	if variant == 1 {
 		records := make([]commerce.Generic, 0, 1024)
-		_, err = List(context.Background(), c, commerce.GenericKind(commerce.OrdersResource), Query{}, func(g commerce.Generic) error {
+		_, err = List(context.Background(), c, commerce.GenericKind(commerce.OrdersEndpoint), Query{}, func(g commerce.Generic) error {
 			records = append(records, g)
 			ids = append(ids, g.ID)
 			return nil

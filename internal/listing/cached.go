@@ -26,7 +26,7 @@ const (
 // result set: a capped list (max_results) changes with records beyond the
 // cap, which a snapshot of the cap does not hold.
 func Refreshable[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (bool, string) {
-	res := kind.Resource
+	res := kind.Endpoint
 	key, err := parseSort(res, q.Sort)
 	switch {
 	case err != nil:
@@ -46,7 +46,7 @@ func Refreshable[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (
 	return true, ""
 }
 
-func filters(r commerce.Resource, attr string, op filter.Op) bool {
+func filters(r commerce.Endpoint, attr string, op filter.Op) bool {
 	f, ok := r.Filters[attr]
 	return ok && f.Allows(op)
 }

@@ -55,7 +55,7 @@ func (f *fakeOrders) Get(_ context.Context, path string, q url.Values, decode fu
 	f.mu.Lock()
 	f.requests = append(f.requests, q)
 	f.mu.Unlock()
-	if path != commerce.OrdersResource.Path {
+	if path != commerce.OrdersEndpoint.Path {
 		return fmt.Errorf("fake: no endpoint %s", path)
 	}
 	offset, _ := strconv.Atoi(q.Get("page[offset]"))

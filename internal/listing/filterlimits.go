@@ -1,7 +1,7 @@
 package listing
 
 // The service's limits on a request's filter, as the engine meets them:
-// it merges its own terms into the user's (commerce.Resource.Narrow), then
+// it merges its own terms into the user's (commerce.Endpoint.Narrow), then
 // checks the request it would send against filter.MaxTerms and
 // commerce.MaxRequestBytes, and stops with a FilterLimitError that says
 // what to change before it sends one the service would refuse.

@@ -128,7 +128,7 @@ func TestListSplitsLongIn(t *testing.T) {
 	in := "in(id," + strings.Join(ids, ",") + ")"
 	for _, sort := range []string{"created_at", "-updated_at", "name"} {
 		srv.ResetStats()
-		split, err := SplitIn(commerce.AccountsResource.Path, in, sort, commerce.DefaultPageSize)
+		split, err := SplitIn(commerce.AccountsEndpoint.Path, in, sort, commerce.DefaultPageSize)
 		if err != nil || len(split.Parts) < 5 {
 			t.Fatalf("split into %d parts: %v", len(split.Parts), err)
 		}
@@ -166,7 +166,7 @@ func wantAmong(t *testing.T, srv *emulator.Server, ids []string, sort string) []
 		in[id] = true
 	}
 	var out []string
-	for _, id := range wantIDs(t, srv, commerce.AccountsResource, "", sort) {
+	for _, id := range wantIDs(t, srv, commerce.AccountsEndpoint, "", sort) {
 		if in[id] {
 			out = append(out, id)
 		}

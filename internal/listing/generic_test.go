@@ -17,7 +17,7 @@ import (
 func TestListCustomersGeneric(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Customers: 15000, CustomerTieGroups: []int{250}})
 	c := newClient(t, srv)
-	kind := commerce.GenericKind(commerce.CustomersResource)
+	kind := commerce.GenericKind(commerce.CustomersEndpoint)
 	for _, sort := range []string{"", "created_at", "-created_at"} {
 		stats := expectIDs(t, srv, c, kind, Query{Sort: sort})
 		if stats.Total != 15000 || stats.Listed != 15000 || stats.Strategy != StrategyKeyset || stats.Windows < 2 {
@@ -29,7 +29,7 @@ func TestListCustomersGeneric(t *testing.T) {
 	}
 	var prev string
 	_, err := List(t.Context(), c, kind, Query{MaxResults: 3000}, func(g commerce.Generic) error {
-		k, err := keyOf(keyFor(kind.Resource, "created_at"), g)
+		k, err := keyOf(keyFor(kind.Endpoint, "created_at"), g)
 		if err != nil || k < prev || g.Type != "customer" || !strings.Contains(g.JSON, `"email":`) {
 			return fmt.Errorf("record %s: key %q after %q (%v), type %q", g.ID, k, prev, err, g.Type)
 		}
@@ -50,7 +50,7 @@ func TestListCustomersGeneric(t *testing.T) {
 func TestListHierarchiesGeneric(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Hierarchies: 9800})
 	c := newClient(t, srv)
-	kind := commerce.GenericKind(commerce.HierarchiesResource)
+	kind := commerce.GenericKind(commerce.HierarchiesEndpoint)
 	for _, q := range []Query{{}, {Sort: "-updated_at"}, {Sort: "name", MaxResults: 10}} {
 		stats := expectIDs(t, srv, c, kind, q)
 		if stats.Total != 9800 || stats.Strategy != StrategyWindowsSortedHere || stats.Windows != 1 {
@@ -90,13 +90,13 @@ func TestListHierarchiesGeneric(t *testing.T) {
 func TestListFilesAndOrdersGeneric(t *testing.T) {
 	longTest(t)
 	files := emulatortest.Start(t, emulator.Options{Files: 12000, Orders: -1})
-	stats := expectIDs(t, files, newClient(t, files), commerce.GenericKind(commerce.FilesResource), Query{Sort: "-file_size"})
+	stats := expectIDs(t, files, newClient(t, files), commerce.GenericKind(commerce.FilesEndpoint), Query{Sort: "-file_size"})
 	if stats.Windows < 2 {
 		t.Errorf("files took %d windows", stats.Windows)
 	}
 	orders := emulatortest.Start(t, emulator.Options{Orders: 15000, OrderTieGroups: []int{11000}})
 	c := newClient(t, orders)
-	got, _, err := listIDs(t, c, commerce.GenericKind(commerce.OrdersResource), Query{})
+	got, _, err := listIDs(t, c, commerce.GenericKind(commerce.OrdersEndpoint), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestResourceForPath(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5, Files: 5, Accounts: 5, Customers: 5, Hierarchies: 5})
 	c := newClient(t, srv)
 	for _, p := range commerce.KnownPaths() {
-		r, ok := commerce.ResourceForPath(p)
+		r, ok := commerce.EndpointForPath(p)
 		if !ok || r.Path != p {
 			t.Fatalf("%s: %+v, %v", p, r, ok)
 		}
@@ -121,7 +121,7 @@ func TestResourceForPath(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"/v2/customers/", "/v2/promotions", "v2/orders", "/V2/orders"} {
-		if _, ok := commerce.ResourceForPath(p); ok {
+		if _, ok := commerce.EndpointForPath(p); ok {
 			t.Errorf("%s: known", p)
 		}
 	}

@@ -78,14 +78,14 @@ func listWithin[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T
 }
 
 // wantIDs is the emulator's answer for the query, in the order it promises.
-func wantIDs(t testing.TB, srv *emulator.Server, r commerce.Resource, filter, sort string) []string {
+func wantIDs(t testing.TB, srv *emulator.Server, r commerce.Endpoint, filter, sort string) []string {
 	t.Helper()
 	return emulatortest.WantIDs(t, srv, r, filter, sort)
 }
 
 func firstDiff(a, b []string) int { return emulatortest.FirstDiff(a, b) }
 
-func isOrdersList(r *http.Request) bool { return r.URL.Path == commerce.OrdersResource.Path }
+func isOrdersList(r *http.Request) bool { return r.URL.Path == commerce.OrdersEndpoint.Path }
 
 // longTest skips a test that lists tens of thousands of records or waits on
 // real clocks when `go test -short` (make unit) asks for the fast loop;

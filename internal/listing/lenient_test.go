@@ -107,7 +107,7 @@ func TestLenientSortKeyStrict(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 300, Orders: -1, Files: -1})
 	victim := srv.Accounts()[123].ID
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
-		if r.URL.Path != commerce.AccountsResource.Path {
+		if r.URL.Path != commerce.AccountsEndpoint.Path {
 			return nil
 		}
 		return &emulator.Fault{Mutate: editList(func(doc map[string]any) {
@@ -136,11 +136,11 @@ func TestLenientLookup(t *testing.T) {
 	order := srv.Orders()[5].ID
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		switch r.URL.Path {
-		case commerce.AccountsResource.Path + "/" + asked:
+		case commerce.AccountsEndpoint.Path + "/" + asked:
 			return &emulator.Fault{Mutate: func(body []byte) []byte {
 				return []byte(strings.ReplaceAll(string(body), asked, other))
 			}}
-		case commerce.OrdersResource.Path + "/" + order:
+		case commerce.OrdersEndpoint.Path + "/" + order:
 			return &emulator.Fault{Mutate: func(body []byte) []byte {
 				var doc map[string]map[string]any
 				if err := json.Unmarshal(body, &doc); err != nil {
@@ -256,14 +256,14 @@ func TestLenientTimestampsAsSortKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	a1, a2 := p.Records[0], p.Records[1]
-	byCreated := keyFor(commerce.AccountsResource, "created_at")
+	byCreated := keyFor(commerce.AccountsEndpoint, "created_at")
 	if _, err := keyOf(byCreated, a1); err == nil || !strings.Contains(err.Error(), `record a1 has created_at "{\"date\":\"2024-01-01\"}", which is not an ISO 8601 timestamp`) {
 		t.Errorf("keyOf created_at: %v", err)
 	}
-	if _, err := keyOf(keyFor(commerce.AccountsResource, "updated_at"), a1); err == nil || !strings.Contains(err.Error(), `"1704067200000", which is not an ISO 8601 timestamp`) {
+	if _, err := keyOf(keyFor(commerce.AccountsEndpoint, "updated_at"), a1); err == nil || !strings.Contains(err.Error(), `"1704067200000", which is not an ISO 8601 timestamp`) {
 		t.Errorf("keyOf updated_at: %v", err)
 	}
-	if err := sortRecords(p.Records, keyFor(commerce.AccountsResource, "-updated_at")); err == nil {
+	if err := sortRecords(p.Records, keyFor(commerce.AccountsEndpoint, "-updated_at")); err == nil {
 		t.Error("the provider sorted by an updated_at that is not a timestamp")
 	}
 	if k, err := keyOf(byCreated, a2); err != nil || k != "2024-01-01T00:00:00.000Z" {

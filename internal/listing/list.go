@@ -66,7 +66,7 @@ const (
 
 // List hands every record that matches q to emit, in the order of q.Sort,
 // each record once. How it reaches them all depends on what the endpoint
-// can do (its Resource row of the capability table), confirmed at run time:
+// can do (its Endpoint row of the capability table), confirmed at run time:
 //
 // Keyset windows, where the service sorts by the attribute and filters it by
 // range. The service serves offsets up to OffsetLimit, so the engine lists
@@ -99,7 +99,7 @@ const (
 // position already read; a catch-up pass filtered on updated_at finds such
 // records and hands them to q.Late.
 func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, emit func(T) error) (Stats, error) {
-	key, err := parseSort(kind.Resource, q.Sort)
+	key, err := parseSort(kind.Endpoint, q.Sort)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -160,7 +160,7 @@ type listing[T commerce.Record] struct {
 // sink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
 func (l *listing[T]) sink() *sink[T] {
-	return &sink[T]{emit: l.emit, limit: l.q.MaxResults, createdBefore: l.createdBefore, kind: l.kind.Resource,
+	return &sink[T]{emit: l.emit, limit: l.q.MaxResults, createdBefore: l.createdBefore, kind: l.kind.Endpoint,
 		sizeHint: func() int { return l.stats.Total }, progress: l.progress()}
 }
 
@@ -185,7 +185,7 @@ func (l *listing[T]) progress() func(listed int) {
 // a fresh sink, so nothing of a failed one carries over. It returns the
 // sink the records went to. Traversal goroutine.
 func (l *listing[T]) run(ctx context.Context, key sortKey) (*sink[T], error) {
-	res := l.kind.Resource
+	res := l.kind.Endpoint
 	for switched := false; ; switched = true {
 		out := l.sink()
 		var err error

@@ -24,7 +24,7 @@ func expectIDs[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine,
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want := wantIDs(t, srv, kind.Resource, q.Filter, q.Sort)
+	want := wantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
 	if q.MaxResults > 0 && len(want) > q.MaxResults {
 		want = want[:q.MaxResults]
 	}

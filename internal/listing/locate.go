@@ -27,7 +27,7 @@ import (
 // fit, a full read is cheaper (a notProvable).
 func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, error) {
 	ps := rf.e.pageSize
-	createdKey := keyFor(rf.kind.Resource, "created_at")
+	createdKey := keyFor(rf.kind.Endpoint, "created_at")
 	keys := make([]string, len(known))
 	for i, rec := range known {
 		k, err := keyOf(createdKey, rec)

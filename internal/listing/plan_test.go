@@ -182,7 +182,7 @@ func TestPlanServiceIgnoresSort(t *testing.T) {
 			t.Errorf("run %d: %d requests with sort=, want only the first listing's first", run, sorted)
 		}
 	}
-	if !e.sortUnusable(commerce.OrdersResource.Path) {
+	if !e.sortUnusable(commerce.OrdersEndpoint.Path) {
 		t.Error("the engine forgot that orders ignore sort=")
 	}
 }

@@ -15,14 +15,14 @@ import (
 // for its answer instead of asking the service again.
 type probeCall struct {
 	done chan struct{}
-	res  commerce.Resource
+	res  commerce.Endpoint
 	err  error
 }
 
-// ResourceFor returns what the list endpoint at path can do: its row of
+// EndpointFor returns what the list endpoint at path can do: its row of
 // the capability table (known is true), else what Probe finds out.
-func (e *Engine) ResourceFor(ctx context.Context, path string) (r commerce.Resource, known bool, err error) {
-	if r, ok := commerce.ResourceForPath(path); ok {
+func (e *Engine) EndpointFor(ctx context.Context, path string) (r commerce.Endpoint, known bool, err error) {
+	if r, ok := commerce.EndpointForPath(path); ok {
 		return r, true, nil
 	}
 	r, err = e.Probe(ctx, path)
@@ -30,7 +30,7 @@ func (e *Engine) ResourceFor(ctx context.Context, path string) (r commerce.Resou
 }
 
 // Probe asks the service what the list endpoint at path can do, with at
-// most two requests, and describes the answer as a Resource for
+// most two requests, and describes the answer as an Endpoint for
 // commerce.GenericKind. It asks once per Engine and path; concurrent callers share
 // the answer, and a failed probe is forgotten, so that a later call asks
 // again.
@@ -52,11 +52,11 @@ func (e *Engine) ResourceFor(ctx context.Context, path string) (r commerce.Resou
 // lt) and the listing goes by keyset windows. Otherwise the endpoint is
 // listed by offset pages in its own order and sorted by the provider:
 // complete up to the offset limit, and an UnlistableError naming the limit
-// and the count beyond it. The Resource has no other filter attributes:
+// and the count beyond it. The Endpoint has no other filter attributes:
 // the provider passes filter expressions through unchecked.
-func (e *Engine) Probe(ctx context.Context, path string) (commerce.Resource, error) {
+func (e *Engine) Probe(ctx context.Context, path string) (commerce.Endpoint, error) {
 	if err := commerce.ValidateListPath(path); err != nil {
-		return commerce.Resource{}, err
+		return commerce.Endpoint{}, err
 	}
 	call := &probeCall{done: make(chan struct{})}
 	for {
@@ -68,7 +68,7 @@ func (e *Engine) Probe(ctx context.Context, path string) (commerce.Resource, err
 		select {
 		case <-prev.done:
 		case <-ctx.Done():
-			return commerce.Resource{}, ctx.Err()
+			return commerce.Endpoint{}, ctx.Err()
 		}
 		// A probe that failed only because its caller gave up says nothing
 		// about the endpoint: ask again for this caller.
@@ -84,11 +84,11 @@ func (e *Engine) Probe(ctx context.Context, path string) (commerce.Resource, err
 	return call.res, call.err
 }
 
-// probedResource is what an endpoint nothing is known of offers: the
+// probedEndpoint is what an endpoint nothing is known of offers: the
 // provider sorts its records by the attributes every record may have.
-func probedResource(path string) commerce.Resource {
+func probedEndpoint(path string) commerce.Endpoint {
 	segments := strings.Split(strings.Trim(path, "/"), "/")
-	return commerce.Resource{
+	return commerce.Endpoint{
 		Name: segments[len(segments)-1], Singular: "record", Path: path,
 		ProviderSorts: []string{"created_at", "updated_at", "id"},
 		DefaultSort:   "created_at",
@@ -97,8 +97,8 @@ func probedResource(path string) commerce.Resource {
 }
 
 // probe runs the requests of Probe.
-func (e *Engine) probe(ctx context.Context, path string) (commerce.Resource, error) {
-	r := probedResource(path)
+func (e *Engine) probe(ctx context.Context, path string) (commerce.Endpoint, error) {
+	r := probedEndpoint(path)
 	kind := commerce.GenericKind(r)
 	byCreated := keyFor(r, "created_at")
 	p, err := fetchPage(ctx, e, kind, "", byCreated.param(), 0, e.pageSize, false, nil)
@@ -106,7 +106,7 @@ func (e *Engine) probe(ctx context.Context, path string) (commerce.Resource, err
 		return r, nil
 	}
 	if err != nil {
-		return commerce.Resource{}, fmt.Errorf("asking %s what it can sort and filter by: %w", path, err)
+		return commerce.Endpoint{}, fmt.Errorf("asking %s what it can sort and filter by: %w", path, err)
 	}
 	keys := make([]string, len(p.Records))
 	for i, rec := range p.Records {
@@ -123,7 +123,7 @@ func (e *Engine) probe(ctx context.Context, path string) (commerce.Resource, err
 	}
 	r.ServiceSorts = []string{"created_at"}
 	r.ProviderSorts = []string{"updated_at", "id"}
-	r.Filters = map[string]commerce.FilterAttribute{"created_at": {Kind: commerce.KindTimestamp, Ops: []filter.Op{filter.Ge, filter.Lt}}}
+	r.Filters = map[string]commerce.FilterAttribute{"created_at": {Kind: commerce.TimestampValue, Ops: []filter.Op{filter.Ge, filter.Lt}}}
 	return r, nil
 }
 
@@ -154,7 +154,7 @@ func (e *Engine) probeRange(ctx context.Context, kind commerce.Kind[commerce.Gen
 	if p.Total != want || len(p.Records) != want {
 		return false, nil
 	}
-	key := keyFor(kind.Resource, "created_at")
+	key := keyFor(kind.Endpoint, "created_at")
 	for _, rec := range p.Records {
 		if k, err := keyOf(key, rec); err != nil || k < lo || k >= hi {
 			return false, nil //nolint:nilerr // a record outside the range, or without created_at: no range filter

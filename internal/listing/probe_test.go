@@ -18,17 +18,17 @@ import (
 
 // keysetProbed is what Probe derives for an endpoint that sorts by
 // created_at and bounds it from both sides.
-func keysetProbed(path, name string) commerce.Resource {
-	return commerce.Resource{
+func keysetProbed(path, name string) commerce.Endpoint {
+	return commerce.Endpoint{
 		Name: name, Singular: "record", Path: path,
 		ServiceSorts: []string{"created_at"}, ProviderSorts: []string{"updated_at", "id"}, DefaultSort: "created_at",
-		Filters: map[string]commerce.FilterAttribute{"created_at": {Kind: commerce.KindTimestamp, Ops: []filter.Op{filter.Ge, filter.Lt}}},
+		Filters: map[string]commerce.FilterAttribute{"created_at": {Kind: commerce.TimestampValue, Ops: []filter.Op{filter.Ge, filter.Lt}}},
 	}
 }
 
 // offsetProbed is what Probe derives for an endpoint that does not.
-func offsetProbed(path, name string) commerce.Resource {
-	return commerce.Resource{
+func offsetProbed(path, name string) commerce.Endpoint {
+	return commerce.Endpoint{
 		Name: name, Singular: "record", Path: path,
 		ProviderSorts: []string{"created_at", "updated_at", "id"}, DefaultSort: "created_at",
 		Filters: map[string]commerce.FilterAttribute{},
@@ -36,7 +36,7 @@ func offsetProbed(path, name string) commerce.Resource {
 }
 
 // probe runs Probe and returns the Resource and the requests it sent.
-func probe(t *testing.T, srv *emulator.Server, c *Engine, path string) (commerce.Resource, []emulator.RequestLog) {
+func probe(t *testing.T, srv *emulator.Server, c *Engine, path string) (commerce.Endpoint, []emulator.RequestLog) {
 	t.Helper()
 	srv.ResetStats()
 	r, err := c.Probe(context.Background(), path)
@@ -57,7 +57,7 @@ func TestProbe(t *testing.T) {
 		name     string
 		opts     emulator.Options
 		path     string
-		want     commerce.Resource
+		want     commerce.Endpoint
 		requests int
 	}{
 		{"customers sort and range-filter", emulator.Options{Customers: 400}, "/v2/customers", keysetProbed("/v2/customers", "customers"), 2},
@@ -132,7 +132,7 @@ func TestProbeConcurrentAndFailures(t *testing.T) {
 	c := newClient(t, srv)
 	srv.ResetStats()
 	var wg sync.WaitGroup
-	results := make([]commerce.Resource, 16)
+	results := make([]commerce.Endpoint, 16)
 	for i := range results {
 		wg.Go(func() {
 			r, err := c.Probe(context.Background(), "/v2/customers")
@@ -181,9 +181,9 @@ func TestProbeConcurrentAndFailures(t *testing.T) {
 func TestListProbed(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Customers: 12000, Hierarchies: 10001})
 	c := newClient(t, srv)
-	r, known, err := c.ResourceFor(context.Background(), "/v2/customers")
+	r, known, err := c.EndpointFor(context.Background(), "/v2/customers")
 	if err != nil || !known || len(r.ProviderSorts) != 2 {
-		t.Fatalf("ResourceFor of a known path: %+v, %v, %v", r, known, err)
+		t.Fatalf("EndpointFor of a known path: %+v, %v, %v", r, known, err)
 	}
 	customers, err := c.Probe(context.Background(), "/v2/customers")
 	if err != nil {

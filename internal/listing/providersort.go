@@ -53,7 +53,7 @@ func (l *listing[T]) sortHere(ctx context.Context, out *sink[T], key sortKey) er
 // keysetOrder is an order the service gives and keyset-pages on, to list
 // everything by before sorting it here. Traversal goroutine.
 func (l *listing[T]) keysetOrder() (sortKey, bool) {
-	r := l.kind.Resource
+	r := l.kind.Endpoint
 	if l.e.sortUnusable(r.Path) {
 		return sortKey{}, false
 	}

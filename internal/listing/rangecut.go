@@ -251,8 +251,8 @@ func countFrom(sorted []int64, i int) int {
 // offset limit that nothing can cut: narrow it by the filters the endpoint
 // takes, where any are known. Any goroutine.
 func (r *windowReader[T]) unlistableFix() string {
-	res := r.kind.Resource
-	_, known := commerce.ResourceForPath(res.Path)
+	res := r.kind.Endpoint
+	_, known := commerce.EndpointForPath(res.Path)
 	switch f, ok := res.Filters["created_at"]; {
 	case ok && f.Ranged():
 		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", commerce.OffsetLimit)

@@ -68,7 +68,7 @@ type refresher[T commerce.Record] struct {
 
 func refresh[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, prev *Snapshot, emit func(T) error) (Stats, *Snapshot, error) {
 	start := time.Now()
-	key, err := parseSort(kind.Resource, q.Sort)
+	key, err := parseSort(kind.Endpoint, q.Sort)
 	if err != nil {
 		return Stats{}, nil, err
 	}

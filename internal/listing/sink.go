@@ -20,7 +20,7 @@ type sink[T commerce.Record] struct {
 	// counts them.
 	createdBefore string
 	dropped       int
-	kind          commerce.Resource
+	kind          commerce.Endpoint
 
 	seen   map[string]struct{} // ids taken, shared with a catch-up's sink
 	listed int                 // records handed to emit

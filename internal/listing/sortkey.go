@@ -30,19 +30,19 @@ var idKey = sortKey{attr: "id"}
 var unsorted = sortKey{}
 
 // keyFor is the sort key of attr ("attr" or "-attr") on r, unchecked.
-func keyFor(r commerce.Resource, s string) sortKey {
+func keyFor(r commerce.Endpoint, s string) sortKey {
 	k := sortKey{attr: strings.TrimPrefix(s, "-"), desc: strings.HasPrefix(s, "-")}
-	switch r.SortKind(k.attr) {
-	case commerce.KindTimestamp:
+	switch r.SortType(k.attr) {
+	case commerce.TimestampValue:
 		k.timestamp = true
-	case commerce.KindNumber:
+	case commerce.NumberValue:
 		k.number = true
 	}
 	return k
 }
 
 // parseSort reads "attr" or "-attr" for r; empty means r's DefaultSort.
-func parseSort(r commerce.Resource, s string) (sortKey, error) {
+func parseSort(r commerce.Endpoint, s string) (sortKey, error) {
 	if s == "" {
 		s = r.DefaultSort
 	}

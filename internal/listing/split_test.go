@@ -150,7 +150,7 @@ func TestSortRecords(t *testing.T) {
 		{"-file_size", "c,a,d,b"},
 		{"-id", "d,c,b,a"},
 	} {
-		if err := sortRecords(recs, keyFor(commerce.FilesResource, tc.sort)); err != nil {
+		if err := sortRecords(recs, keyFor(commerce.FilesEndpoint, tc.sort)); err != nil {
 			t.Fatal(err)
 		}
 		if got := ids(); got != tc.want {

@@ -103,7 +103,7 @@ func TestListFilesWritesDuringRangeWindows(t *testing.T) {
 	var n atomic.Int64
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		i := n.Add(1)
-		if r.URL.Path != commerce.FilesResource.Path || i%3 != 0 {
+		if r.URL.Path != commerce.FilesEndpoint.Path || i%3 != 0 {
 			return nil
 		}
 		f := srv.InsertFile()
@@ -189,7 +189,7 @@ func TestListServiceIgnoresSortPastTheLimit(t *testing.T) {
 func TestListServiceRefusesSort(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 500})
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
-		if r.URL.Path == commerce.AccountsResource.Path && r.URL.Query().Has("sort") {
+		if r.URL.Path == commerce.AccountsEndpoint.Path && r.URL.Query().Has("sort") {
 			return &emulator.Fault{Status: http.StatusBadRequest,
 				Body: `{"errors":[{"status":400,"title":"Bad Request","detail":"Sorting is not supported on this endpoint"}]}`, ContentType: "application/json"}
 		}

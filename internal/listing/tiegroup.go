@@ -41,7 +41,7 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base string, key sortKey, ti
 	if err != nil {
 		return err
 	}
-	r := w.kind.Resource
+	r := w.kind.Endpoint
 	if r.KeysetCapable(idKey.attr) && !w.e.sortUnusable(r.Path) {
 		return w.traverse(ctx, tie, idKey)
 	}

@@ -45,7 +45,7 @@ func TestVendorTokenAndGet(t *testing.T) {
 			}
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(tokenBody)
-		case commerce.OrdersResource.Path + "/" + orderID:
+		case commerce.OrdersEndpoint.Path + "/" + orderID:
 			if r.Header.Get("Authorization") != "Bearer "+tok.AccessToken {
 				http.Error(w, `{"errors":[{"status":401,"title":"Unauthorized"}]}`, http.StatusUnauthorized)
 				return
@@ -131,12 +131,12 @@ func TestVendorTimestampsAsSortKeys(t *testing.T) {
 		}
 	}
 	body := vendorFixture(t, "customers_list.json")
-	kind := commerce.GenericKind(commerce.CustomersResource)
+	kind := commerce.GenericKind(commerce.CustomersEndpoint)
 	p, err := commerce.DecodeListBody(body, kind, 100, 0, true, "/v2/customers")
 	if err != nil || len(p.Records) == 0 {
 		t.Fatalf("%d records, %v", len(p.Records), err)
 	}
-	if k, err := keyOf(keyFor(commerce.CustomersResource, "created_at"), p.Records[0]); err != nil || k != "2017-01-11T18:44:45.000Z" {
+	if k, err := keyOf(keyFor(commerce.CustomersEndpoint, "created_at"), p.Records[0]); err != nil || k != "2017-01-11T18:44:45.000Z" {
 		t.Errorf("created_at key %q, %v", k, err)
 	}
 }

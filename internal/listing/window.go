@@ -107,7 +107,7 @@ type quota struct {
 var unlimited = quota{}
 
 // windowFilter is the filter of a window of base in key order from bound:
-// bound merged into base's terms on the same attribute (commerce.Resource.Narrow),
+// bound merged into base's terms on the same attribute (commerce.Endpoint.Narrow),
 // within the service's limits. Any goroutine.
 func (r *windowReader[T]) windowFilter(base string, key sortKey, bound filter.Expr) (string, error) {
 	if bound == nil {

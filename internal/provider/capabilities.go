@@ -9,7 +9,7 @@ import (
 
 // filterTable renders the capability table's filter attributes with their
 // operators, for schema descriptions and docs.
-func filterTable(r commerce.Resource) string {
+func filterTable(r commerce.Endpoint) string {
 	parts := make([]string, 0, len(r.Filters))
 	for _, name := range r.FilterAttributeNames() {
 		parts = append(parts, fmt.Sprintf("`%s` (%s)", name, r.Filters[name].OpNames()))
@@ -19,7 +19,7 @@ func filterTable(r commerce.Resource) string {
 
 // sortNote says who sorts: the service, or the provider after listing
 // everything.
-func sortNote(r commerce.Resource) string {
+func sortNote(r commerce.Endpoint) string {
 	var b strings.Builder
 	if len(r.ServiceSorts) > 0 {
 		fmt.Fprintf(&b, "The service sorts by %s itself; records with equal values come by `id`, whatever order the service gives them in, "+
@@ -34,7 +34,7 @@ func sortNote(r commerce.Resource) string {
 
 // howListed explains, per data source, what the service can do and how the
 // provider reaches every record.
-func howListed(r commerce.Resource) string {
+func howListed(r commerce.Endpoint) string {
 	limit := thousands(commerce.OffsetLimit)
 	switch {
 	case len(r.ServiceSorts) == 0:

@@ -48,22 +48,22 @@ func TestFilterTable(t *testing.T) {
 		t.Errorf("filterTable(things) =\n%s\nwant\n%s", got, want)
 	}
 	want = "`file_name` (eq, like), `file_size` (gt, ge, lt, le), `height` (gt, ge, lt, le), `width` (gt, ge, lt, le)"
-	if got := filterTable(commerce.FilesResource); got != want {
+	if got := filterTable(commerce.FilesEndpoint); got != want {
 		t.Errorf("filterTable(files) =\n%s\nwant\n%s", got, want)
 	}
 }
 
 func TestSortNote(t *testing.T) {
 	cases := []struct {
-		r    commerce.Resource
+		r    commerce.Endpoint
 		want string
 	}{
-		{commerce.AccountsResource, "The service sorts by `created_at`, `updated_at`, `id` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
+		{commerce.AccountsEndpoint, "The service sorts by `created_at`, `updated_at`, `id` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
 			"The service cannot list accounts by `name` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
-		{commerce.FilesResource, "The service cannot list files by `created_at`, `file_size`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
+		{commerce.FilesEndpoint, "The service cannot list files by `created_at`, `file_size`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
-		{commerce.OrdersResource, "The service sorts by `created_at` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
+		{commerce.OrdersEndpoint, "The service sorts by `created_at` itself; records with equal values come by `id`, whatever order the service gives them in, so that the same store gives the same list on every read (with `max_results`, the provider reads past the cut until the values change). " +
 			"The service cannot list orders by `updated_at`, `id` past its offset limit: for those the provider lists every matching record and sorts them itself, text bytewise, " +
 			"ties by `id`, records without a value last (with `max_results`, after sorting the complete list)."},
 	}
@@ -76,16 +76,16 @@ func TestSortNote(t *testing.T) {
 
 func TestHowListed(t *testing.T) {
 	cases := []struct {
-		r       commerce.Resource
+		r       commerce.Endpoint
 		phrases []string
 	}{
 		// No service sort: offset pages, then ranges of the range attribute.
-		{commerce.FilesResource, []string{
+		{commerce.FilesEndpoint, []string{
 			"The service cannot sort files and filters them only on `file_name`, `file_size`, `height`, `width`.",
 			"Up to 10,000 matches", "cuts the listing into ranges of `file_size`", "If more than 10,000 files share one `file_size`",
 		}},
 		// Sorted by one attribute, with a range attribute for tie groups.
-		{commerce.OrdersResource, []string{
+		{commerce.OrdersEndpoint, []string{
 			"The service sorts orders by `created_at` and filters `created_at` by range",
 			"offset pages in parallel up to 10,000 records, then the next window from the last `created_at` seen",
 			"Orders it cannot get from the service (`updated_at`, `id`) it sorts itself after listing by `created_at`.",
@@ -93,7 +93,7 @@ func TestHowListed(t *testing.T) {
 			"switches to offset pages and windows of `with_tax`",
 		}},
 		// Sorted by several, no range attribute.
-		{commerce.AccountsResource, []string{
+		{commerce.AccountsEndpoint, []string{
 			"The service sorts accounts by `created_at`, `updated_at`, `id` and filters them by range",
 			"more than 10,000 records with one sort value are listed by `id`",
 			"The service cannot filter `name` by range, so the provider sorts by them itself after listing by `created_at`.",

@@ -20,7 +20,7 @@ const exampleTimestamp = "2026-01-01T00:00:00.000Z"
 // checkFilterText parses a filter expression and checks its terms against
 // what the provider knows of the resource, without asking the service; with
 // r nil (an endpoint the capability table does not know), the grammar only.
-func checkFilterText(p path.Path, text string, r *commerce.Resource, example string) diag.Diagnostics {
+func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	expr, err := filter.Parse(text)
 	if err != nil {
@@ -67,7 +67,7 @@ func wherePaths(p path.Path, op filter.Op) termPaths {
 
 // checkTerm checks one term's attribute, operator and values. src is the
 // term as the user wrote it, for quoting in messages.
-func checkTerm(ps termPaths, t filter.Term, src string, r *commerce.Resource, example string) diag.Diagnostics {
+func checkTerm(ps termPaths, t filter.Term, src string, r *commerce.Endpoint, example string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if r == nil {
 		return diags
@@ -95,7 +95,7 @@ func checkTerm(ps termPaths, t filter.Term, src string, r *commerce.Resource, ex
 		if msg := badValue(fa.Kind, t.Attribute, v); msg != "" {
 			diags.AddAttributeError(ps.value(i), "Invalid filter value",
 				fmt.Sprintf("%s: %q: %s\n\nExample: %s", ps.value(i), src, msg, example))
-		} else if fa.Kind == commerce.KindTimestamp && t.Op == filter.Eq && filter.IsDateOnly(v) {
+		} else if fa.Kind == commerce.TimestampValue && t.Op == filter.Eq && filter.IsDateOnly(v) {
 			day, _ := filter.ParseTimestamp(v)
 			diags.AddAttributeWarning(ps.value(i), "Date matches one instant",
 				fmt.Sprintf("%s: %q: a date stands for midnight UTC, so eq matches only records whose %s is exactly %s. For the whole day write ge(%s,%s):lt(%s,%s).",
@@ -107,17 +107,17 @@ func checkTerm(ps termPaths, t filter.Term, src string, r *commerce.Resource, ex
 
 // badValue says why v is not a value of an attribute of kind k, or is ""
 // when it is one.
-func badValue(k commerce.FieldKind, attribute, v string) string {
+func badValue(k commerce.ValueType, attribute, v string) string {
 	switch k {
-	case commerce.KindTimestamp:
+	case commerce.TimestampValue:
 		if _, err := filter.ParseTimestamp(v); err != nil {
 			return fmt.Sprintf("%s is a timestamp: %v.", attribute, err)
 		}
-	case commerce.KindNumber:
+	case commerce.NumberValue:
 		if _, err := strconv.ParseFloat(v, 64); err != nil {
 			return fmt.Sprintf("%s is a number, and %q is not one.", attribute, v)
 		}
-	case commerce.KindBool:
+	case commerce.BoolValue:
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("%s is true or false, not %q.", attribute, v)
 		}

@@ -151,11 +151,11 @@ func TestWhereTerm(t *testing.T) {
 
 // things is a resource of every kind of filter attribute, so that the
 // checks do not depend on what the real endpoints happen to offer.
-var things = commerce.Resource{Name: "things", Singular: "thing", Filters: map[string]commerce.FilterAttribute{
-	"label":   {Kind: commerce.KindString, Ops: []filter.Op{filter.Eq, filter.Like}},
-	"seen_at": {Kind: commerce.KindTimestamp, Ops: []filter.Op{filter.Ge, filter.Lt}},
-	"weight":  {Kind: commerce.KindNumber, Ops: []filter.Op{filter.Gt, filter.In}},
-	"active":  {Kind: commerce.KindBool, Ops: []filter.Op{filter.Eq}},
+var things = commerce.Endpoint{Name: "things", Singular: "thing", Filters: map[string]commerce.FilterAttribute{
+	"label":   {Kind: commerce.StringValue, Ops: []filter.Op{filter.Eq, filter.Like}},
+	"seen_at": {Kind: commerce.TimestampValue, Ops: []filter.Op{filter.Ge, filter.Lt}},
+	"weight":  {Kind: commerce.NumberValue, Ops: []filter.Op{filter.Gt, filter.In}},
+	"active":  {Kind: commerce.BoolValue, Ops: []filter.Op{filter.Eq}},
 }}
 
 const thingsExample = "eq(label,x)"
@@ -164,7 +164,7 @@ func TestCheckFilterText(t *testing.T) {
 	p := path.Root("filter")
 	cases := []struct {
 		name  string
-		r     commerce.Resource
+		r     commerce.Endpoint
 		text  string
 		diags []wantDiag
 	}{
@@ -195,22 +195,22 @@ func TestCheckFilterText(t *testing.T) {
 			errorAt("filter", "Invalid filter value", `"eq(active,\"TRUE\")": active is true or false`)}},
 		{"strings take any text", things, `eq(label,"2026-01-01"):like(label,"no*number")`, nil},
 		// The real table, where the service's own documentation is the test.
-		{"orders example", commerce.OrdersResource, orderType.example, nil},
-		{"files example", commerce.FilesResource, fileType.example, nil},
-		{"accounts example", commerce.AccountsResource, accountType.example, nil},
-		{"files: file_size by range only", commerce.FilesResource, "eq(file_size,1)", []wantDiag{
+		{"orders example", commerce.OrdersEndpoint, orderType.example, nil},
+		{"files example", commerce.FilesEndpoint, fileType.example, nil},
+		{"accounts example", commerce.AccountsEndpoint, accountType.example, nil},
+		{"files: file_size by range only", commerce.FilesEndpoint, "eq(file_size,1)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "files file_size with gt, ge, lt, le only, not with eq")}},
-		{"files: no filter on id", commerce.FilesResource, "in(id,a)", []wantDiag{
+		{"files: no filter on id", commerce.FilesEndpoint, "in(id,a)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "id"`)}},
-		{"orders: status by eq only", commerce.OrdersResource, "in(status,complete,processing)", []wantDiag{
+		{"orders: status by eq only", commerce.OrdersEndpoint, "in(status,complete,processing)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "orders status with eq only, not with in")}},
-		{"orders: amounts are numbers", commerce.OrdersResource, "gt(with_tax,ten)", []wantDiag{
+		{"orders: amounts are numbers", commerce.OrdersEndpoint, "gt(with_tax,ten)", []wantDiag{
 			errorAt("filter", "Invalid filter value", `with_tax is a number, and "ten" is not one.`)}},
-		{"accounts: name is not ranged", commerce.AccountsResource, "gt(name,M)", []wantDiag{
+		{"accounts: name is not ranged", commerce.AccountsEndpoint, "gt(name,M)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "accounts name with eq, like only, not with gt")}},
-		{"accounts: external_ref not by in", commerce.AccountsResource, "in(external_ref,crm-1,crm-2)", []wantDiag{
+		{"accounts: external_ref not by in", commerce.AccountsEndpoint, "in(external_ref,crm-1,crm-2)", []wantDiag{
 			errorAt("filter", "Operator not supported on this attribute", "accounts external_ref with eq, like only, not with in")}},
-		{"accounts: id by in", commerce.AccountsResource, "in(id,a,b)", nil},
+		{"accounts: id by in", commerce.AccountsEndpoint, "in(id,a,b)", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestCheckFilterText(t *testing.T) {
 func TestCheckUnknownAttribute(t *testing.T) {
 	cases := []struct {
 		name  string
-		r     commerce.Resource
+		r     commerce.Endpoint
 		text  string
 		diags []wantDiag
 	}{
@@ -232,11 +232,11 @@ func TestCheckUnknownAttribute(t *testing.T) {
 			errorAt("filter", "Unknown filter attribute", `filter: "eq(colour,red)": things cannot be filtered on "colour". The service filters things on: active, label, seen_at, weight.`, "Example: eq(label,x)")}},
 		{"unknown attribute, did you mean", things, "eq(lable,x)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `filter: "eq(lable,x)": things cannot be filtered on "lable"; did you mean "label"? The service filters things on: active, label, seen_at, weight.`)}},
-		{"orders: did you mean status", commerce.OrdersResource, "eq(stauts,complete)", []wantDiag{
+		{"orders: did you mean status", commerce.OrdersEndpoint, "eq(stauts,complete)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `filter: "eq(stauts,complete)": orders cannot be filtered on "stauts"; did you mean "status"? The service filters orders on: account_id, `)}},
-		{"orders: case only", commerce.OrdersResource, "eq(Status,complete)", []wantDiag{
+		{"orders: case only", commerce.OrdersEndpoint, "eq(Status,complete)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `cannot be filtered on "Status"; did you mean "status"?`)}},
-		{"files: nothing close to size", commerce.FilesResource, "gt(size,1)", []wantDiag{
+		{"files: nothing close to size", commerce.FilesEndpoint, "gt(size,1)", []wantDiag{
 			errorAt("filter", "Unknown filter attribute", `files cannot be filtered on "size". The service filters files on: file_name, file_size, height, width.`)}},
 	}
 	for _, tc := range cases {
@@ -250,8 +250,8 @@ func TestCheckUnknownAttribute(t *testing.T) {
 // every operator, a term is refused exactly when the capability table does
 // not list the operator for that attribute.
 func TestCheckTermFollowsTheTable(t *testing.T) {
-	valid := map[commerce.FieldKind]string{commerce.KindString: "x", commerce.KindTimestamp: exampleTimestamp, commerce.KindNumber: "1", commerce.KindBool: "true"}
-	for _, r := range []commerce.Resource{commerce.OrdersResource, commerce.FilesResource, commerce.AccountsResource} {
+	valid := map[commerce.ValueType]string{commerce.StringValue: "x", commerce.TimestampValue: exampleTimestamp, commerce.NumberValue: "1", commerce.BoolValue: "true"}
+	for _, r := range []commerce.Endpoint{commerce.OrdersEndpoint, commerce.FilesEndpoint, commerce.AccountsEndpoint} {
 		for name, fa := range r.Filters {
 			for _, op := range filter.Ops() {
 				term := filter.NewTerm(op, name, valid[fa.Kind])

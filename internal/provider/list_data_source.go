@@ -34,7 +34,7 @@ const recordsAttribute = "records"
 // genericType is how a record of any endpoint maps to Terraform: what
 // every JSON:API record has, and its JSON (always kept).
 var genericType = recordType[commerce.Generic]{
-	kind: commerce.GenericKind(commerce.Resource{Name: recordsAttribute}),
+	kind: commerce.GenericKind(commerce.Endpoint{Name: recordsAttribute}),
 	fields: recordFields(
 		updatedAt[commerce.Generic](),
 		stringField("type", "The record's JSON:API `type`, e.g. `customer`; null when it has none.", func(g commerce.Generic) string { return g.Type }),
@@ -118,7 +118,7 @@ func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.Vali
 		// The path's own validator reports a bad path.
 		return
 	}
-	r, known := commerce.ResourceForPath(p.ValueString())
+	r, known := commerce.EndpointForPath(p.ValueString())
 	rules, example := rulesFor(r, known)
 	_, diags = in.expression(ctx, rules, example, p.ValueString())
 	resp.Diagnostics.Append(diags...)
@@ -132,7 +132,7 @@ func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.Vali
 
 // rulesFor are the filter rules and an example for an endpoint: its row of
 // the capability table, or none (grammar only) for a path it lacks.
-func rulesFor(r commerce.Resource, known bool) (*commerce.Resource, string) {
+func rulesFor(r commerce.Endpoint, known bool) (*commerce.Endpoint, string) {
 	if !known {
 		return nil, "eq(name,example)"
 	}
@@ -140,7 +140,7 @@ func rulesFor(r commerce.Resource, known bool) (*commerce.Resource, string) {
 }
 
 // exampleFilter is a valid filter expression for a known endpoint.
-func exampleFilter(r commerce.Resource) string {
+func exampleFilter(r commerce.Endpoint) string {
 	if f, ok := r.Filters["created_at"]; ok && f.Allows(filter.Ge) {
 		return "ge(created_at," + exampleTimestamp + ")"
 	}
@@ -151,7 +151,7 @@ func exampleFilter(r commerce.Resource) string {
 }
 
 // checkSort reports a sort the endpoint at p does not offer.
-func checkSort(sort types.String, p string, r commerce.Resource, known bool) diag.Diagnostics {
+func checkSort(sort types.String, p string, r commerce.Endpoint, known bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if sort.IsNull() || sort.IsUnknown() {
 		return diags
@@ -179,7 +179,7 @@ func (d *listDataSource) target(ctx context.Context, c *service, cfg tfsdk.Confi
 		diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error())
 		return listTarget[commerce.Generic]{}, diags
 	}
-	r, known, err := c.engine.ResourceFor(ctx, p.ValueString())
+	r, known, err := c.engine.EndpointFor(ctx, p.ValueString())
 	if err != nil {
 		diags.Append(errorDiagnostic(ctx, "find out how to list "+p.ValueString(), err))
 		return listTarget[commerce.Generic]{}, diags

@@ -66,7 +66,7 @@ func (in listInputs) query(expr string) listing.Query {
 // and checks it against the service's limits: at most filter.MaxTerms
 // terms, and a request of at most commerce.MaxRequestBytes to listPath.
 // Parts unknown at plan time are skipped (validation runs again at read).
-func (in listInputs) expression(ctx context.Context, r *commerce.Resource, example, listPath string) (expr string, diags diag.Diagnostics) {
+func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, example, listPath string) (expr string, diags diag.Diagnostics) {
 	known := true
 	var filterText string
 	var filterExpr, whereExpr filter.Expr
@@ -150,7 +150,7 @@ var objectAsOptions = basetypes.ObjectAsOptions{}
 
 // whereFilterTerms are the filter terms of the where elements that are known and
 // valid; known is false when any element is unknown at plan time.
-func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Resource, example string) (terms filter.Expr, known bool, diags diag.Diagnostics) {
+func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Endpoint, example string) (terms filter.Expr, known bool, diags diag.Diagnostics) {
 	known = true
 	var wheres []types.Object
 	diags.Append(where.ElementsAs(ctx, &wheres, false)...)

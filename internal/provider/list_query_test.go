@@ -105,7 +105,7 @@ func TestExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expr, diags := tc.in.expression(ctx, &commerce.OrdersResource, orderType.example, commerce.OrdersResource.Path)
+			expr, diags := tc.in.expression(ctx, &commerce.OrdersEndpoint, orderType.example, commerce.OrdersEndpoint.Path)
 			if expr != tc.expr {
 				t.Errorf("expression = %q, want %q", expr, tc.expr)
 			}

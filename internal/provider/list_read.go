@@ -35,7 +35,7 @@ type listTarget[T commerce.Record] struct {
 	kind commerce.Kind[T]
 	// rules are the filter attributes the terms are checked against; nil
 	// for an endpoint the capability table does not know (the grammar only).
-	rules   *commerce.Resource
+	rules   *commerce.Endpoint
 	example string
 	// records is the state attribute that holds the records.
 	records string

@@ -43,7 +43,7 @@ func (d *lookupDataSource[T]) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *lookupDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	r := d.rt.kind.Resource
+	r := d.rt.kind.Endpoint
 	optional := map[string]bool{"id": true}
 	for _, k := range d.rt.lookupKeys {
 		optional[k] = true
@@ -108,7 +108,7 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 	name, value, ok, diags := d.selected(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if ok && name == "filter" {
-		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, &d.rt.kind.Resource, d.rt.example)...)
+		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, &d.rt.kind.Endpoint, d.rt.example)...)
 		resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), d.rt.kind.Path, value, d.rt.kind.DefaultSort)...)
 	}
 }
@@ -147,7 +147,7 @@ func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadReque
 
 func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON bool) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	r := d.rt.kind.Resource
+	r := d.rt.kind.Endpoint
 	rec, err := listing.Lookup(ctx, d.client.engine, d.rt.kind, id, includeJSON)
 	switch {
 	case client.NotFound(err):
@@ -169,10 +169,10 @@ func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, 
 		func(t T) error { found = append(found, t); return nil })
 	if err != nil {
 		var zero T
-		r := d.rt.kind.Resource
+		r := d.rt.kind.Endpoint
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err)}
 	}
-	return onlyMatch(d.rt.kind.Resource, name, expr, searched, "commerce_"+d.rt.kind.Name, found, stats.Total)
+	return onlyMatch(d.rt.kind.Endpoint, name, expr, searched, "commerce_"+d.rt.kind.Name, found, stats.Total)
 }
 
 // lookupFilter is the filter that searches for value: the expression itself
@@ -188,7 +188,7 @@ func lookupFilter(name, value string) (expr, searched string) {
 // onlyMatch is the one record a search found, or the error that says it
 // found none or several. total is the service's count of matches; lister
 // is the data source that lists them all.
-func onlyMatch[T commerce.Record](r commerce.Resource, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
+func onlyMatch[T commerce.Record](r commerce.Endpoint, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
 	switch {

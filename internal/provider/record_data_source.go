@@ -92,7 +92,7 @@ func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.Va
 		commerce.ValidateListPath(a.path.ValueString()) != nil {
 		return
 	}
-	r, known := commerce.ResourceForPath(a.path.ValueString())
+	r, known := commerce.EndpointForPath(a.path.ValueString())
 	rules, example := rulesFor(r, known)
 	resp.Diagnostics.Append(checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)...)
 	resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), a.filter.ValueString(), r.DefaultSort)...)
@@ -134,9 +134,9 @@ func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 // list by, so it asks no probe.
 func (d *recordDataSource) byID(ctx context.Context, p, id string) (commerce.Generic, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	r, known := commerce.ResourceForPath(p)
+	r, known := commerce.EndpointForPath(p)
 	if !known {
-		r = commerce.Resource{Name: p, Singular: "record", Path: p}
+		r = commerce.Endpoint{Name: p, Singular: "record", Path: p}
 	}
 	rec, err := listing.Lookup(ctx, d.client.engine, commerce.GenericKind(r), id, true)
 	switch {
@@ -150,7 +150,7 @@ func (d *recordDataSource) byID(ctx context.Context, p, id string) (commerce.Gen
 
 // byFilter finds the one record of p that matches expr.
 func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commerce.Generic, diag.Diagnostics) {
-	r, known, err := d.client.engine.ResourceFor(ctx, p)
+	r, known, err := d.client.engine.EndpointFor(ctx, p)
 	if err != nil {
 		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
 	}

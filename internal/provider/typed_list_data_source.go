@@ -35,7 +35,7 @@ func (d *typedListDataSource[T]) Metadata(_ context.Context, req datasource.Meta
 }
 
 func (d *typedListDataSource[T]) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	r := d.rt.kind.Resource
+	r := d.rt.kind.Endpoint
 	attrs := d.arguments()
 	attrs["ids"] = schema.ListAttribute{
 		Computed:            true,
@@ -61,7 +61,7 @@ func (d *typedListDataSource[T]) Schema(ctx context.Context, _ datasource.Schema
 
 // arguments are the attributes a configuration sets.
 func (d *typedListDataSource[T]) arguments() map[string]schema.Attribute {
-	r := d.rt.kind.Resource
+	r := d.rt.kind.Endpoint
 	sorts := make([]string, 0, 2*len(r.SortAttributes()))
 	for _, s := range r.SortAttributes() {
 		sorts = append(sorts, s, "-"+s)
@@ -142,13 +142,13 @@ func (d *typedListDataSource[T]) ValidateConfig(ctx context.Context, req datasou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, diags = in.expression(ctx, &d.rt.kind.Resource, d.rt.example, d.rt.kind.Path)
+	_, diags = in.expression(ctx, &d.rt.kind.Endpoint, d.rt.example, d.rt.kind.Path)
 	resp.Diagnostics.Append(diags...)
 }
 
 // target is what every read of the data source lists.
 func (d *typedListDataSource[T]) target() listTarget[T] {
-	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Resource, example: d.rt.example, records: d.rt.kind.Name}
+	return listTarget[T]{kind: d.rt.kind, rules: &d.rt.kind.Endpoint, example: d.rt.example, records: d.rt.kind.Name}
 }
 
 // readDirect reads cfg into its msgpack state (see list_read.go).

@@ -7,23 +7,23 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// FieldKind is how the service compares an attribute in a filter.
-type FieldKind int
+// ValueType is how the service compares an attribute in a filter.
+type ValueType int
 
 const (
-	KindString FieldKind = iota
-	KindTimestamp
-	KindNumber
-	KindBool
+	StringValue ValueType = iota
+	TimestampValue
+	NumberValue
+	BoolValue
 )
 
-func (k FieldKind) String() string {
+func (k ValueType) String() string {
 	switch k {
-	case KindTimestamp:
+	case TimestampValue:
 		return "timestamp"
-	case KindNumber:
+	case NumberValue:
 		return "number"
-	case KindBool:
+	case BoolValue:
 		return "boolean"
 	}
 	return "string"
@@ -32,7 +32,7 @@ func (k FieldKind) String() string {
 // FilterAttribute is one attribute an endpoint filters on: how it compares
 // and which operators the service accepts for it.
 type FilterAttribute struct {
-	Kind FieldKind
+	Kind ValueType
 	Ops  []filter.Op
 }
 
@@ -47,7 +47,7 @@ func (a FilterAttribute) Ranged() bool {
 	return (a.Allows(filter.Ge) || a.Allows(filter.Gt)) && (a.Allows(filter.Lt) || a.Allows(filter.Le))
 }
 
-// Resource is one list endpoint's row of the capability table: what the
+// Endpoint is one list endpoint's row of the capability table: what the
 // service can sort and filter it by, and what the provider offers on top.
 //
 // The table is taken from the vendor's API reference (elasticpath/
@@ -56,7 +56,7 @@ func (a FilterAttribute) Ranged() bool {
 // guides/Getting-Started/{sorting,filtering,pagination}.md). The listing engine confirms it at run time: a service
 // that refuses or ignores a sort the table promises makes the engine switch
 // strategy (see List).
-type Resource struct {
+type Endpoint struct {
 	Name     string // plural, as in the path: "orders"
 	Singular string // "order"
 	Path     string // "/v2/orders"
@@ -98,7 +98,7 @@ var (
 	allRanges = []filter.Op{filter.Eq, filter.Gt, filter.Ge, filter.Lt, filter.Le, filter.In}
 )
 
-func attrs(kind FieldKind, ops []filter.Op, names ...string) map[string]FilterAttribute {
+func attrs(kind ValueType, ops []filter.Op, names ...string) map[string]FilterAttribute {
 	out := make(map[string]FilterAttribute, len(names))
 	for _, n := range names {
 		out[n] = FilterAttribute{Kind: kind, Ops: ops}
@@ -122,17 +122,17 @@ var (
 	// Orders sort only by created_at, payment, shipping, status and
 	// with_tax: not by id or updated_at, which the provider sorts itself.
 	// A created_at tie group too large for a window is cut by with_tax.
-	OrdersResource = Resource{
+	OrdersEndpoint = Endpoint{
 		Name: "orders", Singular: "order", Path: APIPrefix + "/orders",
 		ServiceSorts:  []string{"created_at"},
 		ProviderSorts: []string{"updated_at", "id"},
 		DefaultSort:   "created_at",
 		Filters: merge(
-			attrs(KindString, eqOnly, "status", "payment", "shipping", "currency", "product_id", "product_sku"),
-			attrs(KindString, eqLike, "name", "email", "customer_id", "account_id", "account_member_id",
+			attrs(StringValue, eqOnly, "status", "payment", "shipping", "currency", "product_id", "product_sku"),
+			attrs(StringValue, eqLike, "name", "email", "customer_id", "account_id", "account_member_id",
 				"contact.name", "contact.email", "shipping_postcode", "billing_postcode", "external_ref", "order_number"),
-			attrs(KindNumber, ranges, "with_tax", "without_tax"),
-			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+			attrs(NumberValue, ranges, "with_tax", "without_tax"),
+			attrs(TimestampValue, eqRanges, "created_at", "updated_at"),
 		),
 		RangeAttribute:  "with_tax",
 		HardOffsetLimit: true,
@@ -152,13 +152,13 @@ var (
 	// files.yaml at 74b406fd, 2024-08-22, is the same): file_name,
 	// width, height and file_size only; no version of it has a filter on
 	// id.
-	FilesResource = Resource{
+	FilesEndpoint = Endpoint{
 		Name: "files", Singular: "file", Path: APIPrefix + "/files",
 		ProviderSorts: []string{"created_at", "file_size", "id"},
 		DefaultSort:   "created_at",
 		Filters: merge(
-			attrs(KindString, eqLike, "file_name"),
-			attrs(KindNumber, ranges, "width", "height", "file_size"),
+			attrs(StringValue, eqLike, "file_name"),
+			attrs(NumberValue, ranges, "width", "height", "file_size"),
 		),
 		RangeAttribute:  "file_size",
 		HardOffsetLimit: true,
@@ -174,16 +174,16 @@ var (
 	// 33ab00fe, has the same filter table, as has every version since
 	// 5028f168, 2024-05-31): external_ref takes eq and like, not in; only
 	// id takes in.
-	AccountsResource = Resource{
+	AccountsEndpoint = Endpoint{
 		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
 		ServiceSorts:  []string{"created_at", "updated_at", "id"},
 		ProviderSorts: []string{"name"},
 		DefaultSort:   "created_at",
 		Filters: merge(
-			attrs(KindString, eqLike, "name", "legal_name", "registration_id"),
-			attrs(KindString, eqLike, "external_ref"),
-			attrs(KindString, allRanges, "id"),
-			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+			attrs(StringValue, eqLike, "name", "legal_name", "registration_id"),
+			attrs(StringValue, eqLike, "external_ref"),
+			attrs(StringValue, allRanges, "id"),
+			attrs(TimestampValue, eqRanges, "created_at", "updated_at"),
 		),
 	}
 	// Customers, from the vendor's "Get all Customers" page (docs/
@@ -194,16 +194,16 @@ var (
 	// names, no keyset reaches past the offset limit in email or name
 	// order, so the provider sorts those itself. The pagination guide gives
 	// customers the soft offset limit.
-	CustomersResource = Resource{
+	CustomersEndpoint = Endpoint{
 		Name: "customers", Singular: "customer", Path: APIPrefix + "/customers",
 		ServiceSorts:  []string{"created_at", "updated_at", "id"},
 		ProviderSorts: []string{"email", "name"},
 		DefaultSort:   "created_at",
 		Filters: merge(
-			attrs(KindString, eqLike, "email", "name"),
-			attrs(KindString, eqOnly, "external_ref"),
-			attrs(KindString, eqRanges, "id"),
-			attrs(KindTimestamp, eqRanges, "created_at", "updated_at"),
+			attrs(StringValue, eqLike, "email", "name"),
+			attrs(StringValue, eqOnly, "external_ref"),
+			attrs(StringValue, eqRanges, "id"),
+			attrs(TimestampValue, eqRanges, "created_at", "updated_at"),
 		),
 	}
 	// Hierarchies of the Product Experience Manager (openapispecs/pim/
@@ -211,7 +211,7 @@ var (
 	// no sort (the sorting guide does not list them either) and no filter.
 	// The provider sorts them itself; past the offset limit nothing reaches
 	// further records, so a larger store cannot be listed completely.
-	HierarchiesResource = Resource{
+	HierarchiesEndpoint = Endpoint{
 		Name: "hierarchies", Singular: "hierarchy", Path: "/pcm/hierarchies",
 		ProviderSorts: []string{"created_at", "updated_at", "id", "name"},
 		DefaultSort:   "created_at",
@@ -219,26 +219,26 @@ var (
 	}
 )
 
-// knownResources is the capability table, by path.
-var knownResources = []*Resource{&OrdersResource, &FilesResource, &AccountsResource, &CustomersResource, &HierarchiesResource}
+// knownEndpoints is the capability table, by path.
+var knownEndpoints = []*Endpoint{&OrdersEndpoint, &FilesEndpoint, &AccountsEndpoint, &CustomersEndpoint, &HierarchiesEndpoint}
 
-// ResourceForPath returns the capability-table row of the list endpoint at
+// EndpointForPath returns the capability-table row of the list endpoint at
 // path ("/v2/customers"), and false for a path the table does not know;
 // the listing engine probes what such an endpoint can do.
-func ResourceForPath(path string) (Resource, bool) {
-	for _, r := range knownResources {
+func EndpointForPath(path string) (Endpoint, bool) {
+	for _, r := range knownEndpoints {
 		if r.Path == path {
 			return *r, true
 		}
 	}
-	return Resource{}, false
+	return Endpoint{}, false
 }
 
 // KnownPaths lists the paths of the capability table, for messages and
 // documentation.
 func KnownPaths() []string {
-	out := make([]string, len(knownResources))
-	for i, r := range knownResources {
+	out := make([]string, len(knownEndpoints))
+	for i, r := range knownEndpoints {
 		out[i] = r.Path
 	}
 	return out
@@ -246,31 +246,31 @@ func KnownPaths() []string {
 
 // SortAttributes are every order the provider offers: the service's and
 // its own.
-func (r Resource) SortAttributes() []string {
+func (r Endpoint) SortAttributes() []string {
 	return append(slices.Clone(r.ServiceSorts), r.ProviderSorts...)
 }
 
 // CanSort reports whether attr (without "-") is an order the provider
 // offers.
-func (r Resource) CanSort(attr string) bool { return slices.Contains(r.SortAttributes(), attr) }
+func (r Endpoint) CanSort(attr string) bool { return slices.Contains(r.SortAttributes(), attr) }
 
 // ServiceSorts reports whether the service itself sorts by attr.
-func (r Resource) ServiceCanSort(attr string) bool { return slices.Contains(r.ServiceSorts, attr) }
+func (r Endpoint) ServiceCanSort(attr string) bool { return slices.Contains(r.ServiceSorts, attr) }
 
-// SortKind is how attr compares when sorting, for the attributes records
+// SortType is how attr compares when sorting, for the attributes records
 // carry: timestamps by name, the rest as the endpoint filters them.
-func (r Resource) SortKind(attr string) FieldKind {
+func (r Endpoint) SortType(attr string) ValueType {
 	if attr == "created_at" || attr == "updated_at" {
-		return KindTimestamp
+		return TimestampValue
 	}
 	if f, ok := r.Filters[attr]; ok {
 		return f.Kind
 	}
-	return KindString
+	return StringValue
 }
 
 // RecordNoun names one record in messages: the Singular, else "record".
-func (r Resource) RecordNoun() string {
+func (r Endpoint) RecordNoun() string {
 	if r.Singular == "" {
 		return "record"
 	}
@@ -278,7 +278,7 @@ func (r Resource) RecordNoun() string {
 }
 
 // FilterAttributeNames lists the known filter attributes, sorted.
-func (r Resource) FilterAttributeNames() []string {
+func (r Endpoint) FilterAttributeNames() []string {
 	out := make([]string, 0, len(r.Filters))
 	for k := range r.Filters {
 		out = append(out, k)
@@ -289,7 +289,7 @@ func (r Resource) FilterAttributeNames() []string {
 
 // KeysetCapable reports whether the service can page through attr by
 // keyset: sort by it and bound it from both sides.
-func (r Resource) KeysetCapable(attr string) bool {
+func (r Endpoint) KeysetCapable(attr string) bool {
 	f, ok := r.Filters[attr]
 	return r.ServiceCanSort(attr) && ok && f.Ranged()
 }
