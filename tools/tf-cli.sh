@@ -46,7 +46,10 @@ built_in_module_copy() {
     src="$(go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
     [ -n "$src" ] || { echo "$(basename "$0"): cannot download github.com/opentofu/opentofu@$version" >&2; exit 1; }
     work="$(mktemp -d)"
-    trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+    # The trap runs when the script exits, after this function's locals
+    # are gone: it takes the folder's name now.
+    # shellcheck disable=SC2064
+    trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
     cp -R "$src/." "$work/"
     chmod -R u+w "$work"
     mkdir -p "$dir"
