@@ -46,11 +46,3 @@ func ExampleQuoteValue() {
 	// "Müller, \"Bob\" (Ltd)"
 	// ""
 }
-
-func ExampleMatchLike() {
-	fmt.Println(filter.MatchLike("*@example.com", "jo@example.com"))
-	fmt.Println(filter.MatchLike("*@example.com", "jo@Example.com"))
-	// Output:
-	// true
-	// false
-}
