@@ -6,7 +6,7 @@
 #                              # at once, lenient and strict stores: 429 share and wall time vs ideal
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
 #   tools/bench.sh cache       # a plan's read in full and through cache_dir, side by side, after
-#                              # writes; six identical reads against one
+#                              # writes; reads of one listing against one; 4,000 ids in one in()
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
 #                              # INCLUDE_RECORDS=false measures the ids-only mode
 #   tools/bench.sh floor [N...] # `terraform plan` on this provider and on the floor provider
@@ -58,8 +58,8 @@ run_provider() {
 }
 
 run_cache() {
-  echo "== BenchmarkPlanThroughCache, BenchmarkIdenticalReads (load $(loadavg))"
-  go test ./internal/provider -run '^$' -bench '^(BenchmarkPlanThroughCache|BenchmarkIdenticalReads)$' \
+  echo "== BenchmarkPlanThroughCache, BenchmarkReadsOfOneListing, BenchmarkLongIn (load $(loadavg))"
+  go test ./internal/provider -run '^$' -bench '^(BenchmarkPlanThroughCache|BenchmarkReadsOfOneListing|BenchmarkLongIn)$' \
     -benchtime "${PROVIDER_BENCHTIME:-3x}" -timeout 60m
 }
 

@@ -60,11 +60,11 @@ const (
 // Why an entry was not served: the caller reads the store in full.
 var (
 	ErrNotFound = errors.New("no entry for this query")
-	ErrExpired  = errors.New("the entry is older than the maximum age")
-	// ErrUnreadable: the entry does not open with this secret's key: it
+	errExpired  = errors.New("the entry is older than the maximum age")
+	// errUnreadable: the entry does not open with this secret's key: it
 	// was written with another client secret, or it was truncated or
 	// changed on disk.
-	ErrUnreadable = errors.New("the entry does not decrypt with this client secret's key (another secret wrote it, or it was truncated or changed)")
+	errUnreadable = errors.New("the entry does not decrypt with this client secret's key (another secret wrote it, or it was truncated or changed)")
 )
 
 // Store is a cache folder opened with one client secret's keys. It is safe
@@ -149,17 +149,17 @@ func (s *Store) Load(key string) ([]byte, time.Time, error) {
 	}
 	// written (8 bytes, Unix ms) | key length (4) | key | data
 	if len(plain) < 12 {
-		return nil, time.Time{}, ErrUnreadable
+		return nil, time.Time{}, errUnreadable
 	}
 	written := time.UnixMilli(int64(binary.BigEndian.Uint64(plain)))
 	n := int(binary.BigEndian.Uint32(plain[8:]))
 	if n > len(plain)-12 || string(plain[12:12+n]) != key {
-		return nil, time.Time{}, ErrUnreadable
+		return nil, time.Time{}, errUnreadable
 	}
 	// An entry from the future (a clock set back since) is as doubtful as
 	// an old one.
 	if age := s.now().Sub(written); age > s.maxAge || age < -time.Minute {
-		return nil, written, ErrExpired
+		return nil, written, errExpired
 	}
 	return plain[12+n:], written, nil
 }
@@ -167,12 +167,12 @@ func (s *Store) Load(key string) ([]byte, time.Time, error) {
 func (s *Store) open(name string, file []byte) ([]byte, error) {
 	ns := s.aead.NonceSize()
 	if len(file) < len(magic)+ns || !bytes.HasPrefix(file, []byte(magic)) {
-		return nil, ErrUnreadable
+		return nil, errUnreadable
 	}
 	nonce := file[len(magic) : len(magic)+ns]
 	plain, err := s.aead.Open(nil, nonce, file[len(magic)+ns:], []byte(name))
 	if err != nil {
-		return nil, ErrUnreadable
+		return nil, errUnreadable
 	}
 	return plain, nil
 }

@@ -116,7 +116,7 @@ func TestAnotherSecretCannotReadOrForge(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, a.name("k")), forged, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.Load("k"); !errors.Is(err, ErrUnreadable) {
+	if _, _, err := a.Load("k"); !errors.Is(err, errUnreadable) {
 		t.Fatalf("entry written with another secret: %v, want ErrUnreadable", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestTamperedEntriesDoNotOpen(t *testing.T) {
 			if err := os.WriteFile(path, change(good), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := s.Load("k"); !errors.Is(err, ErrUnreadable) {
+			if _, _, err := s.Load("k"); !errors.Is(err, errUnreadable) {
 				t.Fatalf("%v, want ErrUnreadable", err)
 			}
 		})
@@ -153,7 +153,7 @@ func TestTamperedEntriesDoNotOpen(t *testing.T) {
 	if err := os.Rename(path, filepath.Join(dir, s.name("k2"))); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Load("k2"); !errors.Is(err, ErrUnreadable) {
+	if _, _, err := s.Load("k2"); !errors.Is(err, errUnreadable) {
 		t.Fatalf("moved entry: %v, want ErrUnreadable", err)
 	}
 }
@@ -173,11 +173,11 @@ func TestMaxAge(t *testing.T) {
 		t.Fatalf("within the maximum age: %v", err)
 	}
 	now = now.Add(2 * time.Minute)
-	if _, _, err := s.Load("k"); !errors.Is(err, ErrExpired) {
+	if _, _, err := s.Load("k"); !errors.Is(err, errExpired) {
 		t.Fatalf("past the maximum age: %v, want ErrExpired", err)
 	}
 	now = now.Add(-DefaultMaxAge - time.Hour) // the clock went back
-	if _, _, err := s.Load("k"); !errors.Is(err, ErrExpired) {
+	if _, _, err := s.Load("k"); !errors.Is(err, errExpired) {
 		t.Fatalf("written in the future: %v, want ErrExpired", err)
 	}
 	// Sweeping goes by the file's time.

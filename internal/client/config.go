@@ -73,7 +73,7 @@ func NormalizeServiceURL(raw string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !IsLoopbackHost(u.Hostname()) {
+		if !isLoopbackHost(u.Hostname()) {
 			return "", &urlError{raw, "uses plain http to a host that is not loopback; use https so that credentials and tokens are encrypted (http is accepted only for 127.0.0.1, ::1 and localhost, e.g. the local emulator)"}
 		}
 	default:
@@ -98,8 +98,8 @@ func NormalizeServiceURL(raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + path, nil
 }
 
-// IsLoopbackHost reports whether host names this machine only.
-func IsLoopbackHost(host string) bool {
+// isLoopbackHost reports whether host names this machine only.
+func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}

@@ -3,7 +3,7 @@ package client
 // The transport's tests drive it with the listing engine, as the provider
 // does: a listing is the workload that shows retries, throttling and
 // tokens at scale. These helpers run one the way the provider's list read
-// does (listing.List within a Trace, then Finish).
+// does (listing.Read within a Trace, then Finish).
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type ListQuery = listing.Query
 
 // ListStats is what the engine and the transport counted of one listing.
 type ListStats struct {
-	listing.Stats
+	listing.Result
 	TraceStats
 }
 
@@ -38,9 +38,9 @@ func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[
 	}
 	ctx, trace := WithTrace(ctx)
 	start := time.Now()
-	stats, err := listing.List(ctx, e, kind, q, emit)
+	res, err := listing.Read(ctx, e, kind, q, listing.Reader[T]{Emit: emit})
 	requests, err := c.Finish(ctx, trace, kind.Name, kind.Path, time.Since(start), err)
-	return ListStats{Stats: stats, TraceStats: requests}, err
+	return ListStats{Result: res, TraceStats: requests}, err
 }
 
 // Get looks one record up through c.

@@ -1,7 +1,8 @@
-// Package coalesce lets identical reads that Terraform runs together share
-// one piece of work: the first read of a key opens a call, the reads of the
-// same key that arrive while it gathers join it, and all of them get its
-// one result.
+// Package coalesce lets reads that Terraform runs together share one piece
+// of work: the first read of a key opens a call, the reads of the same key
+// that arrive while it gathers join it, each with what it needs of the
+// work (its joiner), and all of them get its one result. The work sees
+// every joiner, so that it can do what each needs at once.
 //
 // A read may only join work that has not started yet. Terraform reads a
 // data source once everything it depends on is done, so a read that arrives
@@ -28,8 +29,10 @@ import (
 	"time"
 )
 
-// Group coalesces calls by key. The zero value gathers for DefaultGather.
-type Group[V any] struct {
+// Group coalesces calls by key: J is what a reader brings to the work, V
+// what the work returns to every reader. The zero value gathers for
+// DefaultGather.
+type Group[J, V any] struct {
 	// Gather is how long a call waits for identical reads before it
 	// starts; 0 takes DefaultGather, a negative value starts at once.
 	Gather time.Duration
@@ -40,17 +43,18 @@ type Group[V any] struct {
 	pause func(time.Duration)
 
 	mu    sync.Mutex
-	calls map[string]*call[V]
+	calls map[string]*call[J, V]
 }
 
-// DefaultGather is long enough for Terraform's parallel walk to hand over
+// defaultGather is long enough for Terraform's parallel walk to hand over
 // the reads it started together (they arrive within a few milliseconds of
 // each other), and short next to any listing.
-const DefaultGather = 20 * time.Millisecond
+const defaultGather = 20 * time.Millisecond
 
-type call[V any] struct {
+type call[J, V any] struct {
 	done    chan struct{}
 	val     V
+	joiners []J // every reader's, in the order they came; fixed once it runs
 	readers int // still waiting
 	cancel  context.CancelFunc
 	// deadline is the latest of the readers' deadlines; zero if any of
@@ -60,22 +64,24 @@ type call[V any] struct {
 }
 
 // Do runs fn once for the reads of key that arrive while its call gathers,
-// and returns its value to each of them. shared reports whether this read
-// joined a call another read opened. A read whose ctx ends first returns
-// ctx's error and leaves the others waiting.
-func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Context) V) (v V, shared bool, err error) {
+// with every one's joiner, and returns its value to each of them. shared
+// reports whether this read joined a call another read opened. A read
+// whose ctx ends first returns ctx's error and leaves the others waiting;
+// fn still sees its joiner.
+func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
-		g.calls = map[string]*call[V]{}
+		g.calls = map[string]*call[J, V]{}
 	}
 	if c, ok := g.calls[key]; ok {
 		c.readers++
+		c.joiners = append(c.joiners, joiner)
 		c.widen(ctx)
 		g.mu.Unlock()
 		v, err := g.wait(ctx, key, c)
 		return v, true, err
 	}
-	c := &call[V]{done: make(chan struct{}), readers: 1}
+	c := &call[J, V]{done: make(chan struct{}), readers: 1, joiners: []J{joiner}}
 	c.deadline, c.hasDeadline = ctx.Deadline()
 	g.calls[key] = c
 	g.mu.Unlock()
@@ -86,7 +92,7 @@ func (g *Group[V]) Do(ctx context.Context, key string, fn func(ctx context.Conte
 }
 
 // widen makes room for a joiner's deadline. Caller holds the lock.
-func (c *call[V]) widen(ctx context.Context) {
+func (c *call[J, V]) widen(ctx context.Context) {
 	d, ok := ctx.Deadline()
 	switch {
 	case !ok:
@@ -99,10 +105,10 @@ func (c *call[V]) widen(ctx context.Context) {
 // run gathers, closes the call to joiners, and runs fn on a context that
 // keeps the first reader's values (its logger) but none of its
 // cancellation.
-func (g *Group[V]) run(base context.Context, key string, c *call[V], fn func(ctx context.Context) V) {
+func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn func(ctx context.Context, joiners []J) V) {
 	gather := g.Gather
 	if gather == 0 {
-		gather = DefaultGather
+		gather = defaultGather
 	}
 	if gather > 0 {
 		pause := g.pause
@@ -126,11 +132,11 @@ func (g *Group[V]) run(base context.Context, key string, c *call[V], fn func(ctx
 	if left {
 		cancel() // every reader gave up while it gathered
 	}
-	c.val = fn(ctx)
+	c.val = fn(ctx, c.joiners)
 	close(c.done)
 }
 
-func (g *Group[V]) wait(ctx context.Context, key string, c *call[V]) (V, error) {
+func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, error) {
 	select {
 	case <-c.done:
 		return c.val, nil

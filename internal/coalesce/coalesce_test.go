@@ -11,13 +11,13 @@ import (
 
 // gatherUntilJoined makes g's calls of key gather until n readers wait on
 // them, whatever the time that takes.
-func gatherUntilJoined[V any](g *Group[V], key string, n int) {
+func gatherUntilJoined[V any](g *Group[int, V], key string, n int) {
 	g.pause = func(time.Duration) { waitJoined(g, key, n) }
 }
 
 // waitJoined returns once n readers wait on the gathering call of key, or
 // after ten seconds, when the test's own checks will say what went wrong.
-func waitJoined[V any](g *Group[V], key string, n int) {
+func waitJoined[V any](g *Group[int, V], key string, n int) {
 	for give := time.Now().Add(10 * time.Second); time.Now().Before(give); {
 		g.mu.Lock()
 		c := g.calls[key]
@@ -32,7 +32,7 @@ func waitJoined[V any](g *Group[V], key string, n int) {
 
 // Reads that arrive while a call gathers share its one run.
 func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
-	g := &Group[int]{}
+	g := &Group[int, int]{}
 	gatherUntilJoined(g, "k", 6)
 	var runs atomic.Int32
 	var wg sync.WaitGroup
@@ -42,7 +42,7 @@ func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, shared, err := g.Do(t.Context(), "k", func(context.Context) int { return int(runs.Add(1)) * 10 })
+			v, shared, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) * 10 })
 			if err != nil {
 				t.Error(err)
 			}
@@ -69,13 +69,13 @@ func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 // A read that arrives once the call has started must not be served by it:
 // it may depend on a write the running call cannot have seen.
 func TestReadAfterStartRunsAgain(t *testing.T) {
-	g := &Group[int]{Gather: -1}
+	g := &Group[int, int]{Gather: -1}
 	started := make(chan struct{})
 	release := make(chan struct{})
 	var runs atomic.Int32
 	first := make(chan int)
 	go func() {
-		v, _, _ := g.Do(t.Context(), "k", func(context.Context) int {
+		v, _, _ := g.Do(t.Context(), "k", 0, func(context.Context, []int) int {
 			runs.Add(1)
 			close(started)
 			<-release
@@ -84,7 +84,7 @@ func TestReadAfterStartRunsAgain(t *testing.T) {
 		first <- v
 	}()
 	<-started
-	v, shared, err := g.Do(t.Context(), "k", func(context.Context) int { runs.Add(1); return 2 })
+	v, shared, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { runs.Add(1); return 2 })
 	if err != nil || shared || v != 2 {
 		t.Fatalf("late read: v=%d shared=%v err=%v, want its own run (2)", v, shared, err)
 	}
@@ -99,10 +99,10 @@ func TestReadAfterStartRunsAgain(t *testing.T) {
 
 // A finished call serves nobody.
 func TestFinishedCallServesNobody(t *testing.T) {
-	g := &Group[int]{Gather: -1}
+	g := &Group[int, int]{Gather: -1}
 	var runs atomic.Int32
 	for range 3 {
-		if _, shared, _ := g.Do(t.Context(), "k", func(context.Context) int { return int(runs.Add(1)) }); shared {
+		if _, shared, _ := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) }); shared {
 			t.Fatal("a sequential read was served by an earlier one")
 		}
 	}
@@ -113,14 +113,14 @@ func TestFinishedCallServesNobody(t *testing.T) {
 
 // Different keys never share.
 func TestDifferentKeysRunApart(t *testing.T) {
-	g := &Group[string]{Gather: 30 * time.Millisecond}
+	g := &Group[int, string]{Gather: 30 * time.Millisecond}
 	var wg sync.WaitGroup
 	got := make([]string, 2)
 	for i, k := range []string{"a", "b"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], _, _ = g.Do(t.Context(), k, func(context.Context) string { return k })
+			got[i], _, _ = g.Do(t.Context(), k, 0, func(context.Context, []int) string { return k })
 		}()
 	}
 	wg.Wait()
@@ -132,11 +132,11 @@ func TestDifferentKeysRunApart(t *testing.T) {
 // A reader that gives up does not cancel the work the others wait for;
 // the work is cancelled once the last reader has left.
 func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
-	g := &Group[error]{}
+	g := &Group[int, error]{}
 	gatherUntilJoined(g, "k", 2)
 	started := make(chan struct{})
 	release := make(chan struct{})
-	work := func(ctx context.Context) error {
+	work := func(ctx context.Context, _ []int) error {
 		close(started)
 		select {
 		case <-release:
@@ -148,13 +148,13 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 	quitter, quit := context.WithCancel(t.Context())
 	quitErr := make(chan error, 1)
 	go func() {
-		_, _, err := g.Do(quitter, "k", work)
+		_, _, err := g.Do(quitter, "k", 0, work)
 		quitErr <- err
 	}()
 	waitJoined(g, "k", 1) // the quitter opened the call
 	stayer := make(chan error, 1)
 	go func() {
-		v, shared, err := g.Do(t.Context(), "k", work)
+		v, shared, err := g.Do(t.Context(), "k", 0, work)
 		if !shared {
 			err = errors.New("second read did not join")
 		}
@@ -172,11 +172,11 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 }
 
 func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
-	g := &Group[error]{Gather: -1}
+	g := &Group[int, error]{Gather: -1}
 	ctx, cancel := context.WithCancel(t.Context())
 	workErr := make(chan error, 1)
 	go func() {
-		_, _, _ = g.Do(ctx, "k", func(ctx context.Context) error {
+		_, _, _ = g.Do(ctx, "k", 0, func(ctx context.Context, _ []int) error {
 			<-ctx.Done()
 			workErr <- ctx.Err()
 			return nil
@@ -196,7 +196,7 @@ func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
 
 // The work's deadline is the latest of its readers'.
 func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
-	g := &Group[time.Time]{}
+	g := &Group[int, time.Time]{}
 	gatherUntilJoined(g, "k", 2)
 	soon, c1 := context.WithTimeout(t.Context(), time.Minute)
 	defer c1()
@@ -204,13 +204,36 @@ func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
 	defer c2()
 	var wg sync.WaitGroup
 	var got time.Time
-	fn := func(ctx context.Context) time.Time { d, _ := ctx.Deadline(); return d }
+	fn := func(ctx context.Context, _ []int) time.Time { d, _ := ctx.Deadline(); return d }
 	wg.Add(2)
-	go func() { defer wg.Done(); got, _, _ = g.Do(soon, "k", fn) }()
-	go func() { defer wg.Done(); _, _, _ = g.Do(later, "k", fn) }()
+	go func() { defer wg.Done(); got, _, _ = g.Do(soon, "k", 0, fn) }()
+	go func() { defer wg.Done(); _, _, _ = g.Do(later, "k", 0, fn) }()
 	wg.Wait()
 	want, _ := later.Deadline()
 	if !got.Equal(want) {
 		t.Fatalf("work deadline %v, want the later reader's %v", got, want)
+	}
+}
+
+// The work sees every reader's joiner, in the order they came, the
+// opener's first.
+func TestWorkSeesEveryJoiner(t *testing.T) {
+	g := &Group[int, []int]{}
+	gatherUntilJoined(g, "k", 3)
+	var wg sync.WaitGroup
+	got := make([][]int, 3)
+	for i := range got {
+		wg.Go(func() {
+			got[i], _, _ = g.Do(t.Context(), "k", i+1, func(_ context.Context, joiners []int) []int { return joiners })
+		})
+		if i == 0 {
+			waitJoined(g, "k", 1) // the first opens the call
+		}
+	}
+	wg.Wait()
+	for i, joiners := range got {
+		if len(joiners) != 3 || joiners[0] != 1 {
+			t.Errorf("read %d: the work saw joiners %v, want 1 first and all three", i, joiners)
+		}
 	}
 }

@@ -123,7 +123,7 @@ var (
 	// with_tax: not by id or updated_at, which the provider sorts itself.
 	// A created_at tie group too large for a window is cut by with_tax.
 	OrdersEndpoint = Endpoint{
-		Name: "orders", Singular: "order", Path: APIPrefix + "/orders",
+		Name: "orders", Singular: "order", Path: apiPrefix + "/orders",
 		ServiceSorts:  []string{"created_at"},
 		ProviderSorts: []string{"updated_at", "id"},
 		DefaultSort:   "created_at",
@@ -153,7 +153,7 @@ var (
 	// width, height and file_size only; no version of it has a filter on
 	// id.
 	FilesEndpoint = Endpoint{
-		Name: "files", Singular: "file", Path: APIPrefix + "/files",
+		Name: "files", Singular: "file", Path: apiPrefix + "/files",
 		ProviderSorts: []string{"created_at", "file_size", "id"},
 		DefaultSort:   "created_at",
 		Filters: merge(
@@ -175,7 +175,7 @@ var (
 	// 5028f168, 2024-05-31): external_ref takes eq and like, not in; only
 	// id takes in.
 	AccountsEndpoint = Endpoint{
-		Name: "accounts", Singular: "account", Path: APIPrefix + "/accounts",
+		Name: "accounts", Singular: "account", Path: apiPrefix + "/accounts",
 		ServiceSorts:  []string{"created_at", "updated_at", "id"},
 		ProviderSorts: []string{"name"},
 		DefaultSort:   "created_at",
@@ -195,7 +195,7 @@ var (
 	// order, so the provider sorts those itself. The pagination guide gives
 	// customers the soft offset limit.
 	CustomersEndpoint = Endpoint{
-		Name: "customers", Singular: "customer", Path: APIPrefix + "/customers",
+		Name: "customers", Singular: "customer", Path: apiPrefix + "/customers",
 		ServiceSorts:  []string{"created_at", "updated_at", "id"},
 		ProviderSorts: []string{"email", "name"},
 		DefaultSort:   "created_at",

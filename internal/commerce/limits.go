@@ -20,8 +20,8 @@ const (
 	// vendor's filtering guide limits such requests to 8 KB, which is about
 	// 200 ids in an in().
 	MaxRequestBytes = 8192
-	// APIPrefix is the versioned prefix of resource paths below base_url.
-	APIPrefix = "/v2"
+	// apiPrefix is the versioned prefix of resource paths below base_url.
+	apiPrefix = "/v2"
 )
 
 // ListParams are the query parameters of a list request.

@@ -24,16 +24,16 @@ func Parse(s string) (Expr, error) {
 	return parse(s)
 }
 
-// MaxSplitLength is the longest filter ParseSplittable accepts.
-const MaxSplitLength = 1 << 20
+// maxSplitLength is the longest filter ParseSplittable accepts.
+const maxSplitLength = 1 << 20
 
-// ParseSplittable parses a filter longer than the service takes in one
+// parseSplittable parses a filter longer than the service takes in one
 // request, up to MaxSplitLength bytes, which the provider splits over
 // several requests by the values of an in(): the grammar is Parse's.
-func ParseSplittable(s string) (Expr, error) {
-	if len(s) > MaxSplitLength {
-		return nil, &SyntaxError{Input: s, Pos: MaxSplitLength, Msg: fmt.Sprintf(
-			"filter is %d bytes long; the provider splits filters of at most %d bytes over several requests", len(s), MaxSplitLength)}
+func parseSplittable(s string) (Expr, error) {
+	if len(s) > maxSplitLength {
+		return nil, &SyntaxError{Input: s, Pos: maxSplitLength, Msg: fmt.Sprintf(
+			"filter is %d bytes long; the provider splits filters of at most %d bytes over several requests", len(s), maxSplitLength)}
 	}
 	return parse(s)
 }
@@ -247,7 +247,7 @@ func (p *parser) op() (Op, error) {
 	}
 	op := Op(name)
 	if !op.Valid() {
-		msg := "unknown operator " + quoteShort(name) + OpHint(name) + "; use one of " + opList
+		msg := "unknown operator " + quoteShort(name) + opHint(name) + "; use one of " + opList
 		if end == len(p.s) || p.s[end] != '(' {
 			msg += "; " + termForm
 		}

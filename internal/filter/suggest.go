@@ -82,10 +82,10 @@ func editDistance(a, b string) int {
 	return prev[len(t)]
 }
 
-// OpHint is what an error message about the unknown operator name adds
+// opHint is what an error message about the unknown operator name adds
 // after quoting it: ` (did you mean "ge"?)`, a note when only the case is
 // wrong, or "" when no operator is close.
-func OpHint(name string) string {
+func opHint(name string) string {
 	op := SuggestOp(name)
 	switch {
 	case op == "":

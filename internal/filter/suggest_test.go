@@ -68,7 +68,7 @@ func TestOpHint(t *testing.T) {
 		"EQ":       ` (operator names are lower-case; did you mean "eq"?)`,
 		"contains": "",
 	} {
-		if got := OpHint(name); got != want {
+		if got := opHint(name); got != want {
 			t.Errorf("OpHint(%q) = %q, want %q", name, got, want)
 		}
 	}

@@ -19,8 +19,8 @@ import (
 // compares at; a value more precise than that is refused rather than
 // rounded, so a filter never means less than it says.
 
-// TimestampForms describes the accepted forms, for messages.
-const TimestampForms = "a date (2026-01-02, midnight UTC), milliseconds since 1970-01-01 (1767312000000), " +
+// timestampForms describes the accepted forms, for messages.
+const timestampForms = "a date (2026-01-02, midnight UTC), milliseconds since 1970-01-01 (1767312000000), " +
 	"or ISO 8601 with or without milliseconds (2026-01-02T03:04:05Z, 2026-01-02T03:04:05.678Z, 2026-01-02T05:04:05+02:00)"
 
 // maxEpochMillis is 9999-12-31T23:59:59.999Z: later instants have no
@@ -33,7 +33,7 @@ const maxEpochMillis = 253402300799999
 func ParseTimestamp(v string) (time.Time, error) {
 	switch {
 	case v == "":
-		return time.Time{}, fmt.Errorf("an empty value is not a timestamp; use %s", TimestampForms)
+		return time.Time{}, fmt.Errorf("an empty value is not a timestamp; use %s", timestampForms)
 	case allDigits(v):
 		ms, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || ms > maxEpochMillis {
@@ -52,14 +52,14 @@ func ParseTimestamp(v string) (time.Time, error) {
 	case len(v) >= len("2006-01-02T15:04:05"):
 		return parseDateTime(v)
 	}
-	return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, TimestampForms)
+	return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, timestampForms)
 }
 
 // parseDateTime reads the ISO 8601 date-and-time forms.
 func parseDateTime(v string) (time.Time, error) {
 	const head = "0000-00-00T00:00:00" // the shape before fraction and zone
 	if !shaped(v[:len(head)], head) {
-		return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, TimestampForms)
+		return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, timestampForms)
 	}
 	rest := v[len(head):]
 	if len(rest) > 0 && rest[0] == '.' {

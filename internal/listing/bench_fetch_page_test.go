@@ -57,7 +57,7 @@ func BenchmarkFetchPage(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		for b.Loop() {
-			p, err := fetchPage(context.Background(), cc, commerce.Orders, "", "created_at", 0, 100, false, nil)
+			p, err := fetchPage(context.Background(), cc, commerce.Orders, pageRequest{filter: "", sort: "created_at", offset: 0, limit: 100, includeJSON: false}, nil)
 			if err != nil || len(p.Records) != 100 {
 				b.Fatalf("%d records, %v", len(p.Records), err)
 			}
@@ -69,7 +69,7 @@ func BenchmarkFetchPage(b *testing.B) {
 		b.SetParallelism(4) // 4 x GOMAXPROCS(2) = 8 goroutines, like the workers
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := fetchPage(context.Background(), cc, commerce.Orders, "", "created_at", 0, 100, false, nil); err != nil {
+				if _, err := fetchPage(context.Background(), cc, commerce.Orders, pageRequest{filter: "", sort: "created_at", offset: 0, limit: 100, includeJSON: false}, nil); err != nil {
 					b.Error(err)
 					return
 				}

@@ -286,7 +286,7 @@ func sequentialOffsetPager(ctx context.Context, c *Engine) ([]string, int, error
 			return ids, pages, fmt.Errorf("offset pager cannot go past offset %d", commerce.OffsetLimit)
 		}
 		pages++
-		p, err := fetchPage(ctx, c, commerce.Orders, "", "created_at", offset, benchPageSize, false, nil)
+		p, err := fetchPage(ctx, c, commerce.Orders, pageRequest{filter: "", sort: "created_at", offset: offset, limit: benchPageSize, includeJSON: false}, nil)
 		if err != nil {
 			return ids, pages, err
 		}
@@ -315,7 +315,7 @@ func sequentialKeysetPager(ctx context.Context, c *Engine) ([]string, int, error
 			expr = "ge(created_at," + lastKey + ")"
 		}
 		pages++
-		p, err := fetchPage(ctx, c, commerce.Orders, expr, "created_at", tieSeen, benchPageSize, false, nil)
+		p, err := fetchPage(ctx, c, commerce.Orders, pageRequest{filter: expr, sort: "created_at", offset: tieSeen, limit: benchPageSize, includeJSON: false}, nil)
 		if err != nil {
 			return ids, pages, err
 		}

@@ -1,110 +1,201 @@
 package listing
 
+// The cache between runs (Options.Snapshots): a listing's snapshot is kept
+// under the listing's name, and the next read of the same listing
+// refreshes it, asking the service only what changed (internal/refresh),
+// where that can prove the result exact; otherwise it reads in full and
+// says why at INFO.
+
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/refresh"
 )
 
-// How ListCached served a listing, as Stats.Cache reports it.
+// How a cached read served a listing, as stats.Cache reports it.
 const (
-	// CacheRefreshed: from the snapshot, asking the service only what
-	// changed since (refresh.go).
-	CacheRefreshed = "refreshed"
-	// CacheFull: read in full; Stats.CacheReason says why.
-	CacheFull = "full read"
+	// cacheRefreshed: from the snapshot, asking the service only what
+	// changed since.
+	cacheRefreshed = "refreshed"
+	// cacheFull: read in full; stats.CacheReason says why.
+	cacheFull = "full read"
 )
 
-// Refreshable reports whether listings of q on kind can be refreshed from
-// a Snapshot, and if not, why. A refresh needs an endpoint that filters
-// updated_at from below (the changes) and created_at by range (to find
-// what was deleted), an order the provider can reproduce, and the whole
-// result set: a capped list (max_results) changes with records beyond the
-// cap, which a snapshot of the cap does not hold.
-func Refreshable[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (bool, string) {
-	res := kind.Endpoint
-	key, err := parseSort(res, q.Sort)
-	switch {
-	case err != nil:
-		return false, err.Error()
-	case !filters(res, "updated_at", filter.Ge):
-		return false, res.Name + " cannot be filtered by updated_at, so the changes since the last read cannot be asked for"
-	case !filters(res, "created_at", filter.Ge) || !filters(res, "created_at", filter.Lt):
-		return false, res.Name + " cannot be filtered by created_at ranges, so deleted records cannot be found"
-	case q.MaxResults > 0:
-		return false, "max_results is set: records beyond the cut can move into it, and the cache holds none of them"
-	case !key.checked() && res.ServiceCanSort(key.attr):
-		return false, "the service's order by " + key.attr + " is its collation, which the provider cannot reproduce"
+// readCached serves the listing q from its snapshot where it can, and
+// keeps the new one.
+func (p *readPlan[T]) readCached(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+	if why := p.notRefreshable(q); why != "" {
+		return p.readInFull(ctx, q, to, why, false)
 	}
-	if split, err := SplitIn(kind.Path, q.Filter, key.param(), e.pageSize); err == nil && split.Parts != nil {
-		return false, "the filter's in() is listed in parts"
+	prev, why := p.loadSnapshot(ctx)
+	if prev == nil {
+		return p.readInFull(ctx, q, to, why, true)
 	}
-	return true, ""
+	st, err := p.refresh(ctx, q, to, prev)
+	var np refresh.NotProvable
+	if errors.As(err, &np) {
+		spent := st.Pages
+		st, err = p.readInFull(ctx, q, to, np.Reason, true)
+		st.Pages += spent
+	}
+	return st, err
 }
 
-func filters(r commerce.Endpoint, attr string, op filter.Op) bool {
-	f, ok := r.Filters[attr]
+// notRefreshable says why the listing q cannot be refreshed from a
+// snapshot, or "" when it can. A refresh needs an endpoint that filters
+// updated_at from below (the changes) and created_at by range (to find
+// what was deleted), an order the provider can reproduce, one filter, and
+// the whole result set: a capped list (max_results) changes with records
+// beyond the cap, which a snapshot of the cap does not hold.
+func (p *readPlan[T]) notRefreshable(q listQuery) string {
+	ep := p.kind.Endpoint
+	switch {
+	case !filters(ep, "updated_at", filter.Ge):
+		return ep.Name + " cannot be filtered by updated_at, so the changes since the last read cannot be asked for"
+	case !filters(ep, "created_at", filter.Ge) || !filters(ep, "created_at", filter.Lt):
+		return ep.Name + " cannot be filtered by created_at ranges, so deleted records cannot be found"
+	case q.maxResults > 0:
+		return "max_results is set: records beyond the cut can move into it, and the cache holds none of them"
+	case !p.key.checked() && ep.ServiceCanSort(p.key.attr):
+		return "the service's order by " + p.key.attr + " is its collation, which the provider cannot reproduce"
+	case p.split.Parts != nil:
+		return "the filter's in() is listed in parts"
+	}
+	return ""
+}
+
+func filters(ep commerce.Endpoint, attr string, op filter.Op) bool {
+	f, ok := ep.Filters[attr]
 	return ok && f.Allows(op)
 }
 
-// ListCached lists q as List does and returns a snapshot of the result
-// for the next listing of the same query (nil where Refreshable says no,
-// or a record lacks what a refresh needs). Given prev, the snapshot of an
-// earlier listing of the same query, it asks the service only what changed
-// since, where it can prove the result exact that way (refresh.go), and
-// otherwise lists in full; Stats.Cache and Stats.CacheReason say which and
-// why, and the engine logs a full read at INFO.
-func ListCached[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, prev *Snapshot, emit func(T) error) (Stats, *Snapshot, error) {
-	if ok, why := Refreshable(e, kind, q); !ok {
-		return listFull(ctx, e, kind, q, nil, why, emit)
+// readInFull reads the listing in full, says why at INFO, and keeps its
+// snapshot if keep.
+func (p *readPlan[T]) readInFull(ctx context.Context, q listQuery, to emitters[T], why string, keep bool) (listStats, error) {
+	p.e.log.Info(ctx, "cache: reading in full", map[string]any{"resource": p.kind.Name, "reason": why})
+	start := time.Now()
+	var rec refresh.Recorder
+	if keep {
+		// The snapshot keeps every record's JSON, asked for or not.
+		q.includeJSON = true
+		emit, late := to.emit, to.late
+		if late == nil {
+			late = emit
+		}
+		to = emitters[T]{
+			emit: func(r T) error { rec.Add(r); return emit(r) },
+			late: func(r T) error { rec.Add(r); return late(r) },
+		}
 	}
-	if prev == nil {
-		return listFull(ctx, e, kind, q, &snapshotter{}, "no cache entry for this query", emit)
+	st, err := p.readFull(ctx, q, to)
+	st.Cache, st.CacheReason = cacheFull, why
+	if err == nil && keep {
+		p.saveSnapshot(ctx, &rec, q, time.Since(start))
 	}
-	stats, snap, err := refresh(ctx, e, kind, q, prev, emit)
-	var np notProvable
-	if errors.As(err, &np) {
-		pages := stats.Pages
-		stats, snap, err = listFull(ctx, e, kind, q, &snapshotter{}, np.reason, emit)
-		stats.Pages += pages
-		return stats, snap, err
-	}
-	return stats, snap, err
+	return st, err
 }
 
-// listFull lists q in full, keeping a snapshot of the result when snap is
-// set, and logs why the cache did not serve it.
-func listFull[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, snap *snapshotter, why string, emit func(T) error) (Stats, *Snapshot, error) {
-	e.log.Info(ctx, "cache: reading in full", map[string]any{"resource": kind.Name, "reason": why})
+// refresh serves the listing from prev, or fails with a
+// refresh.NotProvable, having handed nothing out.
+func (p *readPlan[T]) refresh(ctx context.Context, q listQuery, to emitters[T], prev *refresh.Snapshot) (listStats, error) {
 	start := time.Now()
-	if snap != nil {
-		// The snapshot keeps every record's JSON, asked for or not.
-		q.IncludeJSON = true
-		inner, late := emit, q.Late
-		emit = func(rec T) error {
-			snap.add(rec)
-			return inner(rec)
+	room := p.e.room(p.kind.Endpoint)
+	base, cut := room.createdBeforeFilter(q)
+	if cut != "" {
+		return listStats{}, refresh.NotProvable{Reason: "no room in the filter for consistency_buffer's created_at bound, which the counts need"}
+	}
+	res, err := refresh.Run(ctx, refresh.Request[T]{
+		Kind: p.kind, Filter: base, PageSize: p.e.pageSize, Previous: prev, Source: refreshSource[T]{p: p, room: room},
+	})
+	st := listStats{Strategy: "refreshed from the cache", Cache: cacheRefreshed, Pages: res.Requests, Changed: res.Changed, Removed: res.Removed}
+	if err != nil {
+		return st, err
+	}
+	if err := sortRecords(res.Records, p.key); err != nil {
+		return st, refresh.NotProvable{Reason: err.Error()}
+	}
+	var rec refresh.Recorder
+	st.Total = len(res.Records)
+	for _, r := range res.Records {
+		rec.Add(r)
+		if err := to.emit(r); err != nil {
+			return st, err
 		}
-		q.Late = func(rec commerce.Record) error {
-			snap.add(rec)
-			if late == nil {
-				typed, ok := rec.(T)
-				if !ok {
-					return fmt.Errorf("internal error: late record of type %T", rec)
-				}
-				return inner(typed)
-			}
-			return late(rec)
+		st.Listed++
+		if q.progress && st.Listed%progressInterval == 0 {
+			p.e.logProgress(ctx, p.kind.Name, st.Listed, st.Total)
 		}
 	}
-	stats, err := List(ctx, e, kind, q, emit)
-	stats.Cache, stats.CacheReason = CacheFull, why
-	if err != nil || snap == nil {
-		return stats, nil, err
+	p.saveSnapshot(ctx, &rec, q, time.Since(start))
+	return st, nil
+}
+
+// loadSnapshot is the listing's snapshot, or nil and why there is none
+// to refresh.
+func (p *readPlan[T]) loadSnapshot(ctx context.Context) (*refresh.Snapshot, string) {
+	data, err := p.e.snapshots.Load(p.name)
+	if err == nil && data == nil {
+		return nil, "no cache entry for this query"
 	}
-	return stats, snap.finish(ctx, e, kind.Name, q, start), nil
+	snap := &refresh.Snapshot{}
+	if err == nil {
+		err = snap.UnmarshalBinary(data)
+	}
+	if err != nil {
+		p.e.log.Info(ctx, "cache: entry not used, reading in full", map[string]any{"resource": p.kind.Name, "reason": err.Error()})
+		return nil, "cache entry not usable: " + err.Error()
+	}
+	return snap, ""
+}
+
+// saveSnapshot keeps what rec collected of the listing q, which took
+// took; a failure is a WARN, not an error: the next read reads in full.
+func (p *readPlan[T]) saveSnapshot(ctx context.Context, rec *refresh.Recorder, q listQuery, took time.Duration) {
+	cut := ""
+	if !q.createdBefore.IsZero() {
+		cut = filter.FormatTimestamp(q.createdBefore)
+	}
+	snap, why := rec.Finish(cut, took)
+	if snap == nil {
+		p.e.log.Info(ctx, "cache: not kept", map[string]any{"resource": p.kind.Name, "reason": why})
+		return
+	}
+	data, err := snap.MarshalBinary()
+	if err == nil {
+		err = p.e.snapshots.Save(p.name, data)
+	}
+	if err != nil {
+		p.e.log.Warn(ctx, "cache: entry not saved", map[string]any{"resource": p.kind.Name, "error": err.Error()})
+	}
+}
+
+// refreshSource is the engine as a refresh of one plan's listing uses it.
+type refreshSource[T commerce.Record] struct {
+	p    *readPlan[T]
+	room filterRoom
+}
+
+func (s refreshSource[T]) Count(ctx context.Context, expr string) (int, error) {
+	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: 1}, nil)
+	return page.Total, err
+}
+
+func (s refreshSource[T]) FirstPage(ctx context.Context, expr string) (commerce.Page[T], error) {
+	return fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: s.p.e.pageSize, includeJSON: true}, nil)
+}
+
+func (s refreshSource[T]) List(ctx context.Context, expr string) ([]T, int, error) {
+	var out []T
+	ep := s.p.kind.Endpoint
+	st, err := list(ctx, s.p.e, s.p.kind, listQuery{filter: expr, key: keyFor(ep, ep.DefaultSort), includeJSON: true},
+		emitters[T]{emit: func(rec T) error { out = append(out, rec); return nil }})
+	return out, st.Pages, err
+}
+
+func (s refreshSource[T]) Narrow(base string, extra filter.Expr, why string) (string, error) {
+	return s.room.narrowed(base, extra, "", why)
 }

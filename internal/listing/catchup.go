@@ -15,12 +15,12 @@ const maxCatchUps = 5
 // already read, where no single pass can see it. They all have an
 // updated_at after the first record main took, so a filtered pass finds
 // them; it repeats while it still finds records updated during the last
-// pass. Records it finds go to q.Late (to emit without Late), past the
-// limit, each once with main's records. Traversal goroutine.
+// pass. Records it finds go to the late emitter (to emit without one),
+// past the limit, each once with main's records. Traversal goroutine.
 func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) error {
-	emit := l.emit
-	if l.q.Late != nil {
-		emit = func(rec T) error { return l.q.Late(rec) }
+	emit := l.to.emit
+	if l.to.late != nil {
+		emit = l.to.late
 	}
 	since := main.firstKey
 	for range maxCatchUps {
@@ -30,7 +30,7 @@ func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) er
 		out := &sink[T]{emit: emit, kind: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
-		base, err := l.narrowed(l.q.Filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
+		base, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
 			"to find the records updated while the listing ran, the provider lists those updated since it began again")
 		if err != nil {
 			return err

@@ -4,10 +4,23 @@
 //
 // It knows windows, sorts and ties, not HTTP: it reaches the service
 // through a Getter (internal/client's Client in the provider, fakes in its
-// tests) and reads bodies with internal/commerce. Reading order:
+// tests) and reads bodies with internal/commerce. Reading order, in the
+// order a read goes:
 //
-//   - list.go: List, and how it picks a strategy (and switches once when
-//     the service does not sort as its capability row says);
+//   - read.go: Read, the one call a data source's read makes: a Query
+//     (what to list, and what the reader keeps) and a Reader (where the
+//     records go);
+//   - plan.go: the read planned once: the sort key, the filter within the
+//     service's limits, a long in() split over several requests
+//     (split.go);
+//   - share.go: the reads that need one listing share it, whatever each
+//     keeps, and each record goes to every reader that wants it;
+//   - cached.go: through the cache, where the provider has one: a
+//     snapshot refreshed by internal/refresh, or a full read that keeps
+//     one;
+//   - list.go: one filter's listing, and how it picks a strategy (and
+//     switches once when the service does not sort as its capability row
+//     says);
 //   - walk.go and sink.go: a strategy's pass, and where its records go,
 //     each once, up to the limit;
 //   - window.go: one window read by offset pages in parallel, and who runs

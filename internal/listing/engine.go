@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
@@ -37,6 +41,41 @@ type Options struct {
 	// 0 takes 8.
 	MaxParallelRequests int
 	Logger              Logger
+	// Trace, if set, counts each listing's requests at the transport.
+	Trace Tracer
+	// Snapshots, if set, keeps each listing's snapshot between runs, so
+	// that a later read of the same listing asks only what changed
+	// (cached.go).
+	Snapshots Snapshots
+}
+
+// Tracer counts one listing's requests at the transport (internal/client's
+// Trace): it returns the context the listing's requests go out on, and
+// end, which the engine calls as the listing ends.
+type Tracer func(ctx context.Context) (context.Context, TraceEnd)
+
+// TraceEnd returns what the transport counted of a listing of endpoint
+// that took elapsed and ended in err, and err as the transport words it
+// (it knows whether the store's rate limit ran the read out of time).
+type TraceEnd func(ctx context.Context, endpoint commerce.Endpoint, elapsed time.Duration, err error) (Requests, error)
+
+// Requests are what the transport counted of one listing.
+type Requests struct {
+	// Sent counts the requests, retries included; Retries those sent
+	// again after a failed attempt; Throttled the 429 answers.
+	Sent, Retries, Throttled int
+	// BudgetPerSecond is the transport's learned request budget, 0 while
+	// the service never throttled it.
+	BudgetPerSecond float64
+}
+
+// Snapshots keeps listings' snapshots between runs, by name; where and
+// how is the caller's business (the provider's cache_dir).
+type Snapshots interface {
+	// Load returns what Save kept under name: nil and no error when there
+	// is nothing, an error when what is there cannot be used.
+	Load(name string) ([]byte, error)
+	Save(name string, data []byte) error
 }
 
 // Engine lists and looks up records through a Getter. One Engine serves
@@ -45,10 +84,18 @@ type Options struct {
 // refused or ignored a sort, and what a probe found out about endpoints
 // the capability table does not know. It is safe for concurrent use.
 type Engine struct {
-	get      Getter
-	pageSize int
-	workers  int
-	log      Logger
+	get       Getter
+	pageSize  int
+	workers   int
+	log       Logger
+	trace     Tracer
+	snapshots Snapshots
+
+	// reads lets the reads that need one listing share it (share.go).
+	reads coalesce.Group[any, listed]
+	// plans counts the reads planned, for the tests that hold a read to
+	// one plan.
+	plans atomic.Int64
 
 	// unsortable holds the endpoints (by path) that refused or ignored a
 	// sort the capability table promised: listed without sort from then on.
@@ -74,7 +121,17 @@ func New(get Getter, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = nopLogger{}
 	}
-	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger}, nil
+	if opts.Trace == nil {
+		opts.Trace = func(ctx context.Context) (context.Context, TraceEnd) { return ctx, untraced }
+	}
+	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
+		trace: opts.Trace, snapshots: opts.Snapshots}, nil
+}
+
+// room is what the service's limits leave the filters of endpoint's list
+// requests.
+func (e *Engine) room(endpoint commerce.Endpoint) filterRoom {
+	return filterRoom{endpoint: endpoint, pageSize: e.pageSize}
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.
@@ -90,6 +147,17 @@ func (e *Engine) markSortUnusable(ctx context.Context, path, sort, cause string)
 			"path": path, "sort": sort, "cause": cause,
 		})
 	}
+}
+
+// untraced is the end of a listing no transport counts.
+func untraced(_ context.Context, _ commerce.Endpoint, _ time.Duration, err error) (Requests, error) {
+	return Requests{}, err
+}
+
+// logProgress says, every progressInterval records, how far a listing got.
+func (e *Engine) logProgress(ctx context.Context, resource string, listed, total int) {
+	e.log.Info(ctx, "listed "+strconv.Itoa(listed)+" of "+strconv.Itoa(total)+" "+resource,
+		map[string]any{"resource": resource, "listed": listed, "total": total})
 }
 
 type nopLogger struct{}

@@ -11,7 +11,7 @@ import (
 // OffsetLimitError says that a listing needed to go past the service's
 // offset limit and the service refused the keyset filter that does so.
 type OffsetLimitError struct {
-	Resource    string
+	Endpoint    string // the endpoint's name, "orders"
 	OffsetLimit int
 	Total       int   // how many records the filter matches
 	Listed      int   // how many were listed before the engine had to stop
@@ -20,7 +20,7 @@ type OffsetLimitError struct {
 
 func (e *OffsetLimitError) Error() string {
 	return fmt.Sprintf("%s: %d records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
-		e.Resource, e.Total, e.OffsetLimit, e.Listed, e.Err)
+		e.Endpoint, e.Total, e.OffsetLimit, e.Listed, e.Err)
 }
 
 func (e *OffsetLimitError) Unwrap() error { return e.Err }
@@ -28,15 +28,15 @@ func (e *OffsetLimitError) Unwrap() error { return e.Err }
 // UnlistableError says the service offers no way to list every record the
 // query matches: the provider refuses to return a truncated list.
 type UnlistableError struct {
-	Resource    string
-	Total       int // records the query matches, as the service counts them
+	Endpoint    string // the endpoint's name, "orders"
+	Total       int    // records the query matches, as the service counts them
 	OffsetLimit int
 	Reason      string // why no strategy reaches them all
 	Fix         string // what the user can do
 }
 
 func (e *UnlistableError) Error() string {
-	return fmt.Sprintf("%s: %s; %s", e.Resource, e.Reason, e.Fix)
+	return fmt.Sprintf("%s: %s; %s", e.Endpoint, e.Reason, e.Fix)
 }
 
 // sortUnusableError reports, from the first page of a sorted listing, that

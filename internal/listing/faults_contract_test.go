@@ -84,7 +84,7 @@ type contractCase struct {
 	when        func(r *http.Request) bool
 	mutate      func(doc map[string]any)
 	maxRequests int
-	check       func(t *testing.T, srv *emulator.Server, got []string, stats Stats, err error)
+	check       func(t *testing.T, srv *emulator.Server, got []string, stats listStats, err error)
 }
 
 func runContractCase(t *testing.T, cc contractCase) {
@@ -128,8 +128,8 @@ func runContractCase(t *testing.T, cc contractCase) {
 	cc.check(t, srv, got, stats, err)
 }
 
-func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []string, Stats, error) {
-	return func(t *testing.T, _ *emulator.Server, _ []string, _ Stats, err error) {
+func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []string, listStats, error) {
+	return func(t *testing.T, _ *emulator.Server, _ []string, _ listStats, err error) {
 		t.Helper()
 		var pErr *commerce.ProtocolError
 		if !errors.As(err, &pErr) {
@@ -144,7 +144,7 @@ func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []str
 }
 
 // wantComplete accepts exactly all orders in the default order.
-func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ Stats, err error) {
+func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ listStats, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -158,7 +158,7 @@ func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ Stats, err
 // wantCompleteModuloTies accepts the records of a tie group (one created_at)
 // in any order: the engine lists a tie group that fills a keyset page by id,
 // and the service promises no order within one.
-func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ Stats, err error) {
+func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ listStats, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -180,8 +180,8 @@ func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ 
 
 // wantTotalOffBy expects the ProtocolError of a keyset page whose
 // results.total is off by delta from what the page holds.
-func wantTotalOffBy(delta int) func(*testing.T, *emulator.Server, []string, Stats, error) {
-	return func(t *testing.T, _ *emulator.Server, _ []string, _ Stats, err error) {
+func wantTotalOffBy(delta int) func(*testing.T, *emulator.Server, []string, listStats, error) {
+	return func(t *testing.T, _ *emulator.Server, _ []string, _ listStats, err error) {
 		t.Helper()
 		var pErr *commerce.ProtocolError
 		if !errors.As(err, &pErr) {
@@ -382,7 +382,7 @@ func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	t.Run("always", func(t *testing.T) {
 		runContractCase(t, contractCase{
 			orders: 2500, prepare: prepare, when: always, mutate: rename, maxRequests: 60,
-			check: func(t *testing.T, srv *emulator.Server, got []string, stats Stats, err error) {
+			check: func(t *testing.T, srv *emulator.Server, got []string, stats listStats, err error) {
 				wantProtocolError(fmt.Sprintf("have the same id %q", prev))(t, srv, got, stats, err)
 				if len(got) > 500 {
 					t.Errorf("listed %d records, want none past the broken page", len(got))

@@ -4,6 +4,7 @@ package listing
 // listing.
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -51,10 +52,12 @@ func TestFaultWritesDuringListingHeavy(t *testing.T) {
 	c := newClient(t, srv)
 	for _, sort := range []string{"created_at", "updated_at", "-created_at", "-updated_at"} {
 		t.Run(sort, func(t *testing.T) {
-			var late []string
-			got, _, err := listWithin(t, c, commerce.Orders, Query{Sort: sort, Late: func(r commerce.Record) error {
-				late = append(late, r.RecordID())
-				return nil
+			var got, late []string
+			ctx, cancel := context.WithTimeout(context.Background(), listDeadline)
+			defer cancel()
+			_, err := readAlone(ctx, c, commerce.Orders, Query{Sort: sort}, alone[commerce.Order]{to: emitters[commerce.Order]{
+				emit: func(r commerce.Order) error { got = append(got, r.RecordID()); return nil },
+				late: func(r commerce.Order) error { late = append(late, r.RecordID()); return nil },
 			}})
 			if err != nil {
 				t.Fatal(err)

@@ -6,22 +6,30 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
+// pageRequest is one list request: a filter, a sort (empty: the
+// service's own order), which records, and whether to keep their JSON.
+type pageRequest struct {
+	filter, sort  string
+	offset, limit int
+	includeJSON   bool
+}
+
 // fetchPage requests one page of kind and checks it against the contract
 // (commerce.DecodeListBody); a page that breaks it is a
 // commerce.ProtocolError, which the transport does not retry. The display
 // attributes of an unexpected type its records held go to notes.
-func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], filterExpr, sort string, offset, limit int, keepRaw bool, notes *commerce.DecodeLog) (commerce.Page[T], error) {
-	q := commerce.ListParams(filterExpr, sort, offset, limit)
+func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], req pageRequest, notes *commerce.DecodeLog) (commerce.Page[T], error) {
+	q := commerce.ListParams(req.filter, req.sort, req.offset, req.limit)
 	path := kind.Path + "?" + q.Encode()
-	if filterExpr != "" && len(path) > commerce.MaxRequestBytes {
+	if req.filter != "" && len(path) > commerce.MaxRequestBytes {
 		// The listing checks its requests before it builds them; this
 		// guards every other path to the service.
-		return commerce.Page[T]{}, &FilterLimitError{Resource: kind.Path, Filter: filterExpr, Terms: -1, Bytes: len(path),
+		return commerce.Page[T]{}, &FilterLimitError{Endpoint: kind.Name, Filter: req.filter, Terms: -1, Bytes: len(path),
 			Fix: "Use fewer or shorter values (an in() of about 200 ids fills a request)."}
 	}
 	var out commerce.Page[T]
 	err := e.get.Get(ctx, kind.Path, q, func(body []byte) error {
-		p, err := commerce.DecodeListBody(body, kind, limit, offset, keepRaw, path)
+		p, err := commerce.DecodeListBody(body, kind, req.limit, req.offset, req.includeJSON, path)
 		out = p
 		return err
 	})

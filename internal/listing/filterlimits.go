@@ -19,7 +19,7 @@ import (
 // a request target longer than MaxRequestBytes. The provider stops before
 // sending it: the service would refuse it with 400.
 type FilterLimitError struct {
-	Resource string
+	Endpoint string // the endpoint's name, "orders"
 	Filter   string // the filter that request would carry
 	Terms    int    // its terms
 	Bytes    int    // its request target's length
@@ -36,19 +36,26 @@ func (e *FilterLimitError) Error() string {
 	} else {
 		over = fmt.Sprintf("a %d-byte request, and the service takes requests with filters of at most %d bytes", e.Bytes, commerce.MaxRequestBytes)
 	}
-	msg := fmt.Sprintf("listing %s would need %s", e.Resource, over)
+	msg := fmt.Sprintf("listing %s would need %s", e.Endpoint, over)
 	if e.Why != "" {
 		msg += " (" + e.Why + ")"
 	}
 	return msg + "; the filter would be " + e.Filter + ". " + e.Fix
 }
 
+// filterRoom is the room the service's limits leave a filter of one
+// endpoint's list requests, of pageSize records each. Any goroutine.
+type filterRoom struct {
+	endpoint commerce.Endpoint
+	pageSize int
+}
+
 // narrowed is the filter text base (the user's filter, perhaps with terms
 // the engine merged in before) narrowed by extra, checked against the
 // service's limits for a request sorted by sort. Terms of base that stay
 // are sent as written, so that a quoted operand stays quoted. why says,
-// for messages, why the engine adds extra. Any goroutine.
-func (r *windowReader[T]) narrowed(base string, extra filter.Expr, sort, why string) (string, error) {
+// for messages, why the engine adds extra.
+func (r filterRoom) narrowed(base string, extra filter.Expr, sort, why string) (string, error) {
 	var parsed filter.Expr
 	if len(base) > filter.MaxLength {
 		// Longer than any request the service takes: no need to parse it.
@@ -60,7 +67,7 @@ func (r *windowReader[T]) narrowed(base string, extra filter.Expr, sort, why str
 			return "", fmt.Errorf("filter: %w", err)
 		}
 	}
-	merged := r.kind.Narrow(parsed, extra)
+	merged := r.endpoint.Narrow(parsed, extra)
 	text := merged.Render(base)
 	if n := r.requestLength(text, sort); len(merged) > filter.MaxTerms || n > commerce.MaxRequestBytes {
 		return "", r.limitError(merged, text, n, extra, why)
@@ -70,14 +77,14 @@ func (r *windowReader[T]) narrowed(base string, extra filter.Expr, sort, why str
 
 // requestLength is the length of the longest request target of a window
 // with filter expr: its last page's offset has the most digits.
-func (r *windowReader[T]) requestLength(expr, sort string) int {
-	return commerce.ListRequestLength(r.kind.Path, expr, sort, commerce.OffsetLimit, r.pageSize)
+func (r filterRoom) requestLength(expr, sort string) int {
+	return commerce.ListRequestLength(r.endpoint.Path, expr, sort, commerce.OffsetLimit, r.pageSize)
 }
 
 // limitError describes a request over the service's filter limits, and
 // what the user can do about it.
-func (r *windowReader[T]) limitError(merged filter.Expr, text string, n int, extra filter.Expr, why string) error {
-	e := &FilterLimitError{Resource: r.kind.Name, Filter: text, Terms: len(merged), Bytes: n, Why: why}
+func (r filterRoom) limitError(merged filter.Expr, text string, n int, extra filter.Expr, why string) error {
+	e := &FilterLimitError{Endpoint: r.endpoint.Name, Filter: text, Terms: len(merged), Bytes: n, Why: why}
 	switch {
 	case len(merged) > filter.MaxTerms && len(extra) > 0:
 		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together, or make one of them %s, which the provider's own bound then replaces where it is tighter.",
@@ -85,7 +92,7 @@ func (r *windowReader[T]) limitError(merged filter.Expr, text string, n int, ext
 	case len(merged) > filter.MaxTerms:
 		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together.", filter.MaxTerms)
 	default:
-		e.Fix = fmt.Sprintf("The provider splits an in() of up to %d values over several requests, but not the rest of a filter: use fewer or shorter values elsewhere, or split the list into several data sources.", MaxInValues)
+		e.Fix = fmt.Sprintf("The provider splits an in() of up to %d values over several requests, but not the rest of a filter: use fewer or shorter values elsewhere, or split the list into several data sources.", filter.MaxInValues)
 	}
 	return e
 }
@@ -116,10 +123,19 @@ func boundHint(extra filter.Expr) string {
 	return strings.Join(hints, " and ")
 }
 
-// ListRequestLength is the length of the request target of the longest
-// request of the first window of a listing of path with filter expr and
-// sort: the provider checks it against commerce.MaxRequestBytes at plan
-// time.
-func ListRequestLength(path, expr, sort string) int {
-	return commerce.ListRequestLength(path, expr, sort, commerce.OffsetLimit, commerce.DefaultPageSize)
+// createdBeforeFilter applies q.createdBefore: as lt(created_at,...)
+// merged into the filter where the endpoint filters on created_at and the
+// filter has room, else as a normalised timestamp the sink drops records
+// by.
+func (r filterRoom) createdBeforeFilter(q listQuery) (string, string) {
+	if q.createdBefore.IsZero() {
+		return q.filter, ""
+	}
+	cut := filter.FormatTimestamp(q.createdBefore)
+	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+		if narrowed, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
+			return narrowed, ""
+		}
+	}
+	return q.filter, cut
 }

@@ -20,7 +20,7 @@ func TestListCustomersGeneric(t *testing.T) {
 	kind := commerce.GenericKind(commerce.CustomersEndpoint)
 	for _, sort := range []string{"", "created_at", "-created_at"} {
 		stats := expectIDs(t, srv, c, kind, Query{Sort: sort})
-		if stats.Total != 15000 || stats.Listed != 15000 || stats.Strategy != StrategyKeyset || stats.Windows < 2 {
+		if stats.Total != 15000 || stats.Listed != 15000 || stats.Strategy != strategyKeyset || stats.Windows < 2 {
 			t.Errorf("sort %q: total %d, listed %d, strategy %q, %d windows", sort, stats.Total, stats.Listed, stats.Strategy, stats.Windows)
 		}
 		if budget := pageBudget(15000, stats.Windows); stats.Pages > budget {
@@ -53,7 +53,7 @@ func TestListHierarchiesGeneric(t *testing.T) {
 	kind := commerce.GenericKind(commerce.HierarchiesEndpoint)
 	for _, q := range []Query{{}, {Sort: "-updated_at"}, {Sort: "name", MaxResults: 10}} {
 		stats := expectIDs(t, srv, c, kind, q)
-		if stats.Total != 9800 || stats.Strategy != StrategyWindowsSortedHere || stats.Windows != 1 {
+		if stats.Total != 9800 || stats.Strategy != strategyWindowsSortedHere || stats.Windows != 1 {
 			t.Errorf("%+v: total %d, strategy %q, %d windows", q, stats.Total, stats.Strategy, stats.Windows)
 		}
 	}

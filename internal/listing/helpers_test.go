@@ -47,7 +47,34 @@ func newClient(t testing.TB, srv *emulator.Server, tweak ...func(*testConfig)) *
 	return e
 }
 
-func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {
+// List plans q and reads it in full, as one read alone does (no other
+// read shares it, no cache): the strategies' tests list this way.
+func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, emit func(T) error) (listStats, error) {
+	return readAlone(ctx, e, kind, q, alone[T]{to: emitters[T]{emit: emit}})
+}
+
+// alone is what a test sets of a read besides its Query: where the late
+// records go, and an exact consistency cut (a ConsistencyBuffer moves with
+// the clock).
+type alone[T commerce.Record] struct {
+	to  emitters[T]
+	cut time.Time
+}
+
+// readAlone is List with a late emitter or a cut.
+func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, a alone[T]) (listStats, error) {
+	p, err := newPlan(e, kind, q)
+	if err != nil {
+		return listStats{}, err
+	}
+	lq := p.listQuery([]Query{q})
+	if !a.cut.IsZero() {
+		lq.createdBefore = a.cut
+	}
+	return p.readFull(ctx, lq, a.to)
+}
+
+func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, listStats, error) {
 	t.Helper()
 	var ids []string
 	stats, err := List(context.Background(), c, kind, q, func(r T) error {
@@ -62,7 +89,7 @@ const listDeadline = 45 * time.Second
 
 // listWithin lists like listIDs, under listDeadline, so that a listing
 // that loops fails the test instead of hanging it.
-func listWithin[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {
+func listWithin[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, listStats, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), listDeadline)
 	defer cancel()

@@ -33,7 +33,7 @@ func (w *walk[T]) traverseQuery(ctx context.Context) error {
 // openQuery opens the first window of the query's own filter and awaits
 // its first page, whose results.total is the query's. Traversal goroutine.
 func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*window[T], commerce.Page[T], error) {
-	win, err := w.open(ctx, w.q.Filter, key, nil)
+	win, err := w.open(ctx, w.q.filter, key, nil)
 	if err != nil {
 		return nil, commerce.Page[T]{}, err
 	}

@@ -232,11 +232,11 @@ func TestLenientEmulatorRecordsAsDocumented(t *testing.T) {
 	}
 	for offset := 0; offset < 300; offset += 100 {
 		for _, keepRaw := range []bool{false, true} {
-			o, err := fetchPage(context.Background(), c, commerce.Orders, "", "", offset, 100, keepRaw, nil)
+			o, err := fetchPage(context.Background(), c, commerce.Orders, pageRequest{filter: "", sort: "", offset: offset, limit: 100, includeJSON: keepRaw}, nil)
 			check(t, o.Issues, err)
-			f, err := fetchPage(context.Background(), c, commerce.Files, "", "", offset, 100, keepRaw, nil)
+			f, err := fetchPage(context.Background(), c, commerce.Files, pageRequest{filter: "", sort: "", offset: offset, limit: 100, includeJSON: keepRaw}, nil)
 			check(t, f.Issues, err)
-			a, err := fetchPage(context.Background(), c, commerce.Accounts, "", "", offset, 100, keepRaw, nil)
+			a, err := fetchPage(context.Background(), c, commerce.Accounts, pageRequest{filter: "", sort: "", offset: offset, limit: 100, includeJSON: keepRaw}, nil)
 			check(t, a.Issues, err)
 		}
 	}

@@ -3,70 +3,75 @@ package listing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// Query says what to list.
-type Query struct {
-	Filter      string // a filter expression, or empty for all records
-	Sort        string // "attr" or "-attr"; empty means DefaultSort
-	MaxResults  int    // stop after this many records; 0 means all
-	IncludeJSON bool   // keep each record's raw JSON
-	// Progress, if set, is called every ProgressInterval records.
-	Progress func(listed, total int)
-	// Late receives, for sort -updated_at, the records that were updated
-	// while the listing ran and so moved ahead of the records already
-	// listed; they sort before everything emit received, newest first.
-	// Without Late they are handed to emit at the end.
-	Late func(commerce.Record) error
-	// CreatedBefore, if set, leaves out records created at or after it: the
-	// service is eventually consistent, and the newest records may not all
-	// be visible yet. Sent as lt(created_at,...) where the endpoint filters
-	// on created_at, applied here otherwise.
-	CreatedBefore time.Time
+// listQuery is one listing of one filter, as the engine runs it: a read's
+// plan (plan.go) makes it, with what every reader of the listing keeps.
+type listQuery struct {
+	filter      string
+	key         sortKey
+	maxResults  int  // stop after this many records; 0 means all
+	includeJSON bool // keep each record's raw JSON
+	// createdBefore, if set, leaves out records created at or after it:
+	// the service is eventually consistent, and the newest records may
+	// not all be visible yet. Sent as lt(created_at,...) where the
+	// endpoint filters on created_at, applied here otherwise.
+	createdBefore time.Time
+	// progress logs every progressInterval records; off for the listings
+	// a read makes on the way (parts, a refresh's changes).
+	progress bool
 }
 
-// ProgressInterval is how often (in records) a listing reports progress.
-const ProgressInterval = 5000
+// emitters are where a listing's records go: emit in the query's order,
+// and late, for sort -updated_at, the records that were updated while the
+// listing ran and so moved ahead of the records already listed (they sort
+// before everything emit received, newest first). Without late they go to
+// emit as they are found.
+type emitters[T commerce.Record] struct {
+	emit, late func(T) error
+}
 
-// Stats describes a finished (or failed) listing. What it cost in
-// requests, retries and 429s the transport counts (a client.Trace).
-type Stats struct {
+// progressInterval is how often (in records) a listing logs its progress.
+const progressInterval = 5000
+
+// stats describes a finished (or failed) listing. What it cost in
+// requests, retries and 429s the transport counts (Options.Trace).
+type listStats struct {
 	Total   int // results.total for the query's filter, from the first page
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
-	Windows int // offset windows traversed (see List)
-	// Strategy says how the listing reached every record (Strategy*).
+	Windows int // offset windows traversed (see list)
+	// Strategy says how the listing reached every record (strategy*).
 	Strategy string
-	// Cache says how ListCached served the listing (Cache*), and
-	// CacheReason why it read in full; both empty for List.
+	// Cache says how a cached read served the listing (cache*), and
+	// CacheReason why it read in full; both empty without a cache.
 	Cache, CacheReason string
 	// Changed and Removed count, for a refresh, the records the service
 	// reported changed since the snapshot and those found gone.
 	Changed, Removed int
 }
 
-// How a listing reaches every record, as Stats.Strategy reports it.
+// How a listing reaches every record, as stats.Strategy reports it.
 const (
-	// StrategyKeyset: the service sorts, and keyset windows bound by the
+	// strategyKeyset: the service sorts, and keyset windows bound by the
 	// sort attribute reach past the offset limit.
-	StrategyKeyset = "keyset"
-	// StrategyKeysetSortedHere: keyset windows on an order the service
+	strategyKeyset = "keyset"
+	// strategyKeysetSortedHere: keyset windows on an order the service
 	// gives, then the provider sorts the complete list in the order asked.
-	StrategyKeysetSortedHere = "keyset, sorted by the provider"
-	// StrategyWindowsSortedHere: the service cannot sort; offset pages in
+	strategyKeysetSortedHere = "keyset, sorted by the provider"
+	// strategyWindowsSortedHere: the service cannot sort; offset pages in
 	// its own order, in windows of the range attribute above the offset
 	// limit, then the provider sorts the complete list.
-	StrategyWindowsSortedHere = "range windows, sorted by the provider"
+	strategyWindowsSortedHere = "range windows, sorted by the provider"
 )
 
-// List hands every record that matches q to emit, in the order of q.Sort,
-// each record once. How it reaches them all depends on what the endpoint
-// can do (its Endpoint row of the capability table), confirmed at run time:
+// list hands every record that matches q.filter to emit, in the order of
+// q.key, each record once. How it reaches them all depends on what the
+// endpoint can do (its Endpoint row of the capability table), confirmed at
+// run time:
 //
 // Keyset windows, where the service sorts by the attribute and filters it by
 // range. The service serves offsets up to OffsetLimit, so the engine lists
@@ -83,7 +88,7 @@ const (
 // lists everything by an order the service gives, or, where it sorts by
 // nothing, in the service's own order by offset and above the offset limit
 // in windows of the range attribute (see listUnsorted); then it sorts the
-// complete list itself and hands out the first MaxResults.
+// complete list itself and hands out the first maxResults.
 //
 // A service that refuses sort= (a 400 naming it) or ignores it (the first
 // page out of order) makes the engine switch to the provider-sorted path,
@@ -97,83 +102,53 @@ const (
 //
 // With sort -updated_at, an update moves a record to the front, behind the
 // position already read; a catch-up pass filtered on updated_at finds such
-// records and hands them to q.Late.
-func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, emit func(T) error) (Stats, error) {
-	key, err := parseSort(kind.Endpoint, q.Sort)
-	if err != nil {
-		return Stats{}, err
-	}
-	if q.MaxResults < 0 {
-		return Stats{}, fmt.Errorf("max results %d must not be negative", q.MaxResults)
-	}
-	if split, err := SplitIn(kind.Path, q.Filter, key.param(), e.pageSize); err == nil && split.Parts != nil {
-		return listParts(ctx, e, kind, q, key, split.Parts, emit)
-	}
+// records and hands them to to.late.
+//
+// q.filter is within the service's limits: a read's plan checked it, or
+// the engine built it with narrowed.
+func list[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (listStats, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r := newWindowReader(e, kind, q.IncludeJSON)
+	r := newWindowReader(e, kind, q.includeJSON)
 	defer func() {
 		// Cancel first, so that queued page requests return at once.
 		cancel()
 		r.sched.close()
 	}()
-	// The user's filter must parse, and be within the service's limits on
-	// its own; the terms the engine adds later merge into it (filterlimits.go).
-	if _, err := r.narrowed(q.Filter, nil, key.param(), ""); err != nil {
-		return Stats{}, err
-	}
-	l := &listing[T]{windowReader: r, q: q, emit: emit}
-	l.q.Filter, l.createdBefore = r.createdBeforeFilter(q, key)
-	out, err := l.run(ctx, key)
-	stats := l.finish(ctx, out)
-	return stats, err
+	l := &listing[T]{windowReader: r, q: q, to: to}
+	l.q.filter, l.createdBefore = r.createdBeforeFilter(q)
+	out, err := l.run(ctx, q.key)
+	return l.finish(ctx, out), err
 }
 
-// createdBeforeFilter applies q.CreatedBefore: as lt(created_at,...) merged
-// into the filter where the endpoint filters on created_at and the filter
-// has room, else as a normalised timestamp the sink drops records by.
-func (r *windowReader[T]) createdBeforeFilter(q Query, key sortKey) (string, string) {
-	if q.CreatedBefore.IsZero() {
-		return q.Filter, ""
-	}
-	cut := filter.FormatTimestamp(q.CreatedBefore)
-	if f, ok := r.kind.Filters["created_at"]; ok && f.Allows(filter.Lt) {
-		if narrowed, err := r.narrowed(q.Filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, key.param(), ""); err == nil {
-			return narrowed, ""
-		}
-	}
-	return q.Filter, cut
-}
-
-// listing is one List call: what it reads with (the windowReader), what
+// listing is one list call: what it reads with (the windowReader), what
 // it was asked, and what it reports. Traversal goroutine.
 type listing[T commerce.Record] struct {
 	*windowReader[T]
-	q    Query
-	emit func(T) error
+	q  listQuery
+	to emitters[T]
 	// createdBefore drops records created at or after it (a normalised
 	// timestamp), where the service cannot filter on created_at.
 	createdBefore string
-	stats         Stats
+	stats         listStats
 }
 
 // sink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
-func (l *listing[T]) sink() *sink[T] {
-	return &sink[T]{emit: l.emit, limit: l.q.MaxResults, createdBefore: l.createdBefore, kind: l.kind.Endpoint,
-		sizeHint: func() int { return l.stats.Total }, progress: l.progress()}
+func (l *listing[T]) sink(ctx context.Context) *sink[T] {
+	return &sink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, kind: l.kind.Endpoint,
+		sizeHint: func() int { return l.stats.Total }, progress: l.progress(ctx)}
 }
 
-// progress reports every ProgressInterval records, if the query asks.
-func (l *listing[T]) progress() func(listed int) {
-	if l.q.Progress == nil {
+// progress logs every progressInterval records, if the query asks.
+func (l *listing[T]) progress(ctx context.Context) func(listed int) {
+	if !l.q.progress {
 		return nil
 	}
-	next := ProgressInterval
+	next := progressInterval
 	return func(listed int) {
 		if listed >= next {
-			l.q.Progress(listed, l.stats.Total)
-			next += ProgressInterval
+			l.e.logProgress(ctx, l.kind.Name, listed, l.stats.Total)
+			next += progressInterval
 		}
 	}
 }
@@ -187,10 +162,10 @@ func (l *listing[T]) progress() func(listed int) {
 func (l *listing[T]) run(ctx context.Context, key sortKey) (*sink[T], error) {
 	res := l.kind.Endpoint
 	for switched := false; ; switched = true {
-		out := l.sink()
+		out := l.sink(ctx)
 		var err error
 		if res.KeysetCapable(key.attr) && !l.e.sortUnusable(res.Path) {
-			l.stats.Strategy = StrategyKeyset
+			l.stats.Strategy = strategyKeyset
 			out.byID = true
 			err = l.walk(out, key).traverseQuery(ctx)
 			// The pass's last ties go out too when it failed: what it read
@@ -221,7 +196,7 @@ func (l *listing[T]) run(ctx context.Context, key sortKey) (*sink[T], error) {
 // finish completes the listing's stats from the sink the records went to
 // and warns of the values of an unexpected type its pages held.
 // Traversal goroutine.
-func (l *listing[T]) finish(ctx context.Context, out *sink[T]) Stats {
+func (l *listing[T]) finish(ctx context.Context, out *sink[T]) listStats {
 	l.stats.Total -= out.dropped
 	l.stats.Listed = out.listed
 	l.stats.Pages = int(l.pages.Load())

@@ -34,7 +34,7 @@ func shuffled(recs []fakeOrder) []fakeOrder {
 	return recs
 }
 
-func listFake(t *testing.T, e *Engine, q Query) ([]commerce.Order, Stats) {
+func listFake(t *testing.T, e *Engine, q Query) ([]commerce.Order, listStats) {
 	t.Helper()
 	var got []commerce.Order
 	stats, err := List(context.Background(), e, commerce.Orders, q, func(o commerce.Order) error {
@@ -76,7 +76,7 @@ func TestPlanWindowPastOffsetLimit(t *testing.T) {
 			t.Fatalf("order %d is %s, want %s", i, o.ID, fakeID(i))
 		}
 	}
-	if stats.Strategy != StrategyKeyset || stats.Windows != 3 {
+	if stats.Strategy != strategyKeyset || stats.Windows != 3 {
 		t.Errorf("strategy %q over %d windows, want keyset over 3", stats.Strategy, stats.Windows)
 	}
 	checkOffsets(t, f)
@@ -164,7 +164,7 @@ func TestPlanServiceIgnoresSort(t *testing.T) {
 	e := newFakeEngine(t, f)
 	for run := range 2 {
 		got, stats := listFake(t, e, Query{Sort: "-created_at", MaxResults: 1000})
-		if len(got) != 1000 || stats.Strategy != StrategyWindowsSortedHere {
+		if len(got) != 1000 || stats.Strategy != strategyWindowsSortedHere {
 			t.Fatalf("run %d: %d orders by %q, want 1000 sorted by the provider", run, len(got), stats.Strategy)
 		}
 		for i, o := range got {

@@ -101,7 +101,7 @@ func (e *Engine) probe(ctx context.Context, path string) (commerce.Endpoint, err
 	r := probedEndpoint(path)
 	kind := commerce.GenericKind(r)
 	byCreated := keyFor(r, "created_at")
-	p, err := fetchPage(ctx, e, kind, "", byCreated.param(), 0, e.pageSize, false, nil)
+	p, err := fetchPage(ctx, e, kind, pageRequest{sort: byCreated.param(), limit: e.pageSize}, nil)
 	if _, refused := sortRefusal(err); refused {
 		return r, nil
 	}
@@ -144,7 +144,7 @@ func (e *Engine) probeRange(ctx context.Context, kind commerce.Kind[commerce.Gen
 		}
 	}
 	expr := filter.Expr{filter.NewTerm(filter.Ge, "created_at", lo), filter.NewTerm(filter.Lt, "created_at", hi)}
-	p, err := fetchPage(ctx, e, kind, expr.String(), "created_at", 0, e.pageSize, false, nil)
+	p, err := fetchPage(ctx, e, kind, pageRequest{filter: expr.String(), sort: "created_at", limit: e.pageSize}, nil)
 	if badRequest(err) {
 		return false, nil
 	}

@@ -192,7 +192,7 @@ func TestListProbed(t *testing.T) {
 	kind := commerce.GenericKind(customers)
 	for _, q := range []Query{{}, {Sort: "-created_at"}, {Sort: "id", MaxResults: 500}} {
 		stats := expectIDs(t, srv, c, kind, q)
-		if q.Sort != "id" && (stats.Strategy != StrategyKeyset || stats.Listed != 12000) {
+		if q.Sort != "id" && (stats.Strategy != strategyKeyset || stats.Listed != 12000) {
 			t.Errorf("%+v: strategy %q, listed %d", q, stats.Strategy, stats.Listed)
 		}
 	}

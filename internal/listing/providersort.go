@@ -20,15 +20,15 @@ import (
 // hands the first MaxResults to out. Traversal goroutine.
 func (l *listing[T]) sortHere(ctx context.Context, out *sink[T], key sortKey) error {
 	var all []T
-	collect := l.sink()
+	collect := l.sink(ctx)
 	collect.emit = func(rec T) error { all = append(all, rec); return nil }
 	collect.limit = 0
 	var err error
 	if base, ok := l.keysetOrder(); ok {
-		l.stats.Strategy = StrategyKeysetSortedHere
+		l.stats.Strategy = strategyKeysetSortedHere
 		err = l.walk(collect, base).traverseQuery(ctx)
 	} else {
-		l.stats.Strategy = StrategyWindowsSortedHere
+		l.stats.Strategy = strategyWindowsSortedHere
 		err = l.walk(collect, unsorted).listQueryUnsorted(ctx)
 	}
 	out.dropped = collect.dropped

@@ -80,7 +80,7 @@ func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.listSpan(ctx, w.q.Filter, span{}, w.out.deliver, win)
+	return w.listSpan(ctx, w.q.filter, span{}, w.out.deliver, win)
 }
 
 // listUnsorted lists every record matching base in the service's own order:
@@ -143,7 +143,7 @@ func (w *walk[T]) listSpan(ctx context.Context, base string, sp span, deliver fu
 func (w *walk[T]) listCut(ctx context.Context, base string, sp span, p0 commerce.Page[T], target int, deliver func(T) (bool, error)) error {
 	attr := w.kind.RangeAttribute
 	if attr == "" {
-		return &UnlistableError{Resource: w.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
+		return &UnlistableError{Endpoint: w.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%d records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
 				p0.Total, commerce.OffsetLimit, w.kind.Name),
 			Fix: w.unlistableFix()}
@@ -179,7 +179,7 @@ func (w *walk[T]) listCut(ctx context.Context, base string, sp span, p0 commerce
 // shared).
 func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], attr string, target int) ([]span, error) {
 	if sp.single() {
-		return nil, &UnlistableError{Resource: r.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
+		return nil, &UnlistableError{Endpoint: r.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%d %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
 				p0.Total, r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
 			Fix: fmt.Sprintf("narrow the filter so that at most %d of them match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())}

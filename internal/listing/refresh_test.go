@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,37 +14,71 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/refresh"
 )
 
-// cachedRead lists q through ListCached from prev (passed through its
-// encoding, as the provider keeps it) and returns the records, the stats,
-// the next snapshot and the list requests the service received.
-func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query, prev *Snapshot) ([]T, Stats, *Snapshot, int) {
+// memSnapshots keeps snapshots in memory, as the provider's cache folder
+// does on disk, and notes what the last read saved.
+type memSnapshots struct {
+	mu    sync.Mutex
+	m     map[string][]byte
+	saved []byte
+}
+
+func (s *memSnapshots) Load(name string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[name], nil
+}
+
+func (s *memSnapshots) Save(name string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[name], s.saved = data, data
+	return nil
+}
+
+// cachedRead reads q through the engine's cache, from prev (passed
+// through its encoding, as the provider keeps it), and returns the
+// records, the stats, the snapshot it kept and the list requests the
+// service received.
+func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query, prev *refresh.Snapshot) ([]T, listStats, *refresh.Snapshot, int) {
 	t.Helper()
+	p, err := newPlan(e, kind, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &memSnapshots{m: map[string][]byte{}}
 	if prev != nil {
 		b, err := prev.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		prev = &Snapshot{}
-		if err := prev.UnmarshalBinary(b); err != nil {
+		store.m[p.name] = b
+	}
+	e.snapshots = store
+	defer func() { e.snapshots = nil }()
+	before := srv.Stats().ListRequests[kind.Name]
+	var got []T
+	stats, err := p.readCached(context.Background(), p.listQuery([]Query{q}), emitters[T]{emit: func(rec T) error {
+		got = append(got, rec)
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("cached read: %v", err)
+	}
+	var kept *refresh.Snapshot
+	if store.saved != nil {
+		kept = &refresh.Snapshot{}
+		if err := kept.UnmarshalBinary(store.saved); err != nil {
 			t.Fatal(err)
 		}
 	}
-	before := srv.Stats().ListRequests[kind.Name]
-	var got []T
-	stats, snap, err := ListCached(context.Background(), e, kind, q, prev, func(rec T) error {
-		got = append(got, rec)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("ListCached: %v", err)
-	}
-	return got, stats, snap, srv.Stats().ListRequests[kind.Name] - before
+	return got, stats, kept, srv.Stats().ListRequests[kind.Name] - before
 }
 
 // fullRead lists q in full with every record's JSON, and counts requests.
-func fullRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query) ([]T, Stats, int) {
+func fullRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query) ([]T, listStats, int) {
 	t.Helper()
 	q.IncludeJSON = true
 	before := srv.Stats().ListRequests[kind.Name]
@@ -78,26 +113,6 @@ func sameResult[T commerce.Record](t *testing.T, got []T, gotTotal int, want []T
 	}
 }
 
-func TestSnapshotRoundTrip(t *testing.T) {
-	s := &Snapshot{Records: [][]byte{[]byte(`{"id":"a"}`), nil, []byte(`{}`)}, HighWater: "2026-01-02T03:04:05.678Z", CreatedBefore: "x", Took: 3 * time.Second}
-	b, err := s.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got Snapshot
-	if err := got.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	if got.HighWater != s.HighWater || got.CreatedBefore != s.CreatedBefore || got.Took != s.Took || len(got.Records) != 3 || string(got.Records[0]) != `{"id":"a"}` || len(got.Records[1]) != 0 {
-		t.Fatalf("round trip: %+v", got)
-	}
-	for _, bad := range [][]byte{nil, {2}, b[:len(b)-1], append(slices.Clone(b), 0)} {
-		if err := new(Snapshot).UnmarshalBinary(bad); err == nil {
-			t.Errorf("%d bytes decoded", len(bad))
-		}
-	}
-}
-
 // An unchanged store: the second read asks the service two questions.
 // (The provider's tests hold 60,000 orders to the same.)
 func TestRefreshUnchangedOrders(t *testing.T) {
@@ -106,12 +121,12 @@ func TestRefreshUnchangedOrders(t *testing.T) {
 	e := newClient(t, srv)
 	q := Query{}
 	_, first, snap, full := cachedRead(t, srv, e, commerce.Orders, q, nil)
-	if snap == nil || first.Cache != CacheFull {
+	if snap == nil || first.Cache != cacheFull {
 		t.Fatalf("first read: snapshot %v, cache %q", snap != nil, first.Cache)
 	}
 	got, stats, snap2, requests := cachedRead(t, srv, e, commerce.Orders, q, snap)
 	t.Logf("%d orders: first read %d requests, second %d (%s, %d changed)", n, full, requests, stats.Cache, stats.Changed)
-	if stats.Cache != CacheRefreshed || requests > 5 {
+	if stats.Cache != cacheRefreshed || requests > 5 {
 		t.Errorf("second read: %s (%s), %d requests; want a refresh of at most 5", stats.Cache, stats.CacheReason, requests)
 	}
 	if snap2 == nil {
@@ -148,7 +163,7 @@ func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
 			}
 			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
 			t.Logf("refresh: %d requests, %d changed, %s", requests, stats.Changed, stats.Cache)
-			if stats.Cache != CacheRefreshed || requests > 8 {
+			if stats.Cache != cacheRefreshed || requests > 8 {
 				t.Errorf("%s (%s), %d requests; want a refresh of at most 8", stats.Cache, stats.CacheReason, requests)
 			}
 			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
@@ -236,7 +251,7 @@ func TestRefreshRecordsEnteringTheFilter(t *testing.T) {
 	want, wantStats, _ := fullRead(t, srv, e, commerce.Orders, q)
 	t.Logf("%d entered: %d requests, %s", min(30, len(incomplete)), requests, stats.Cache)
 	sameResult(t, got, stats.Total, want, wantStats.Total)
-	if stats.Cache != CacheRefreshed {
+	if stats.Cache != cacheRefreshed {
 		t.Errorf("read in full: %s", stats.CacheReason)
 	}
 }
@@ -315,7 +330,7 @@ func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
 	got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
 	want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
 	sameResult(t, got, stats.Total, want, wantStats.Total)
-	if stats.Cache != CacheRefreshed {
+	if stats.Cache != cacheRefreshed {
 		t.Errorf("read in full: %s", stats.CacheReason)
 	}
 }
@@ -344,7 +359,7 @@ func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 			got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
 			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
 			sameResult(t, got, stats.Total, want, wantStats.Total)
-			if stats.Cache != CacheRefreshed {
+			if stats.Cache != cacheRefreshed {
 				t.Errorf("read in full: %s", stats.CacheReason)
 			}
 		})
@@ -353,23 +368,44 @@ func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 
 // Queries a refresh cannot prove exact are read in full, and say why.
 func TestRefreshableSaysWhy(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{Files: 10})
+	srv := emulatortest.Start(t, emulator.Options{Files: 10, Accounts: 300})
 	e := newClient(t, srv)
 	for _, tc := range []struct {
 		ok   bool
 		want string
-		fn   func() (bool, string)
+		fn   func() string
 	}{
-		{false, "updated_at", func() (bool, string) { return Refreshable(e, commerce.Files, Query{}) }},
-		{false, "max_results", func() (bool, string) { return Refreshable(e, commerce.Orders, Query{MaxResults: 10}) }},
-		{true, "", func() (bool, string) { return Refreshable(e, commerce.Accounts, Query{Sort: "name"}) }},
-		{true, "", func() (bool, string) { return Refreshable(e, commerce.Orders, Query{Sort: "-created_at"}) }},
+		{false, "updated_at", func() string { return notRefreshable(t, e, commerce.Files, Query{}) }},
+		{false, "max_results", func() string { return notRefreshable(t, e, commerce.Orders, Query{MaxResults: 10}) }},
+		{false, "in parts", func() string { return notRefreshable(t, e, commerce.Accounts, Query{Filter: longIn(t, srv)}) }},
+		{true, "", func() string { return notRefreshable(t, e, commerce.Accounts, Query{Sort: "name"}) }},
+		{true, "", func() string { return notRefreshable(t, e, commerce.Orders, Query{Sort: "-created_at"}) }},
 	} {
-		ok, why := tc.fn()
-		if ok != tc.ok || (tc.want != "" && !strings.Contains(why, tc.want)) {
+		why := tc.fn()
+		if ok := why == ""; ok != tc.ok || (tc.want != "" && !strings.Contains(why, tc.want)) {
 			t.Errorf("got %v %q, want %v naming %q", ok, why, tc.ok, tc.want)
 		}
 	}
+}
+
+// notRefreshable plans q and says why it cannot be refreshed.
+func notRefreshable[T commerce.Record](t *testing.T, e *Engine, kind commerce.Kind[T], q Query) string {
+	t.Helper()
+	p, err := newPlan(e, kind, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.notRefreshable(p.listQuery([]Query{q}))
+}
+
+// longIn is an in() of 300 account ids, which one request cannot hold.
+func longIn(t *testing.T, srv *emulator.Server) string {
+	t.Helper()
+	var ids []string
+	for _, a := range srv.Accounts()[:300] {
+		ids = append(ids, a.ID)
+	}
+	return "in(id," + strings.Join(ids, ",") + ")"
 }
 
 // The count is answered before the changes are asked for. Were both in
@@ -399,7 +435,7 @@ func TestRefreshCountsBeforeAskingForChanges(t *testing.T) {
 	for range 5 {
 		srv.ResetStats()
 		_, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, snap)
-		if stats.Cache != CacheRefreshed {
+		if stats.Cache != cacheRefreshed {
 			t.Fatalf("read in full: %s", stats.CacheReason)
 		}
 	}

@@ -1,26 +1,24 @@
 package listing
 
 // An in() too long for one request: the service takes at most
-// commerce.MaxRequestBytes of request target, about 200 ids. The engine
+// commerce.MaxRequestBytes of request target, about 200 ids. A read's plan
 // splits the longest in() of the filter into parts whose requests fit,
-// lists each part as a listing of its own, and merges them: in the order
-// asked (by value, ties by id), each record once, the total the sum, and
-// max_results over the merged list. A record matches at most one value of
-// an in(), so the parts never share a record; the merge drops a repeated
-// id all the same.
+// each a whole number of pages of values where a part holds a page or
+// more (a part of 201 ids would take three pages of 100 for one record
+// more than two hold): filter.SplitIn. The read lists the parts, several at once, and
+// merges them: in the order asked (by value, ties by id), each record
+// once, the total the sum, and max_results over the merged list. A record
+// matches at most one value of an in(), so the parts never share a
+// record; the merge drops a repeated id all the same.
 
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
-
-// MaxInValues bounds the values of an in() the engine splits: each part
-// costs at least one request, and 10,000 values of 36-byte ids are about
-// 50 parts.
-const MaxInValues = 10000
 
 // boundReserve is the room a part leaves for the terms the engine adds to
 // a window's requests (a keyset bound, a tie group's two bounds, a range
@@ -28,128 +26,111 @@ const MaxInValues = 10000
 // encoded.
 const boundReserve = 256
 
-// InSplit says how a filter's in() is split to fit the service's limit on
-// a request: the attribute, how many values, and the parts' filters. Parts
-// is nil when the filter fits one request as it is.
-type InSplit struct {
-	Attribute string
-	Values    int
-	Parts     []string
-}
-
-// SplitIn splits the longest in() of expr (a filter of path, sorted by
+// splitIn splits the longest in() of expr (a filter of path, sorted by
 // sort) so that every part's requests, with the engine's own bounds, stay
-// within commerce.MaxRequestBytes. It fails when no split helps: the
-// filter has no in(), the in() has more than MaxInValues values, or the
-// rest of the filter with a single value is still too long.
-func SplitIn(path, expr, sort string, pageSize int) (InSplit, error) {
+// within commerce.MaxRequestBytes, every part but the last a whole number
+// of pages of values where it holds a page or more (filter.SplitIn). It
+// returns no parts when the filter fits one request, and fails when no
+// split helps.
+func splitIn(path, expr, sort string, pageSize int) (filter.InSplit, error) {
 	fits := func(text string) bool {
 		return commerce.ListRequestLength(path, text, sort, commerce.OffsetLimit, pageSize)+boundReserve <= commerce.MaxRequestBytes
 	}
 	if expr == "" || fits(expr) {
-		return InSplit{}, nil
+		return filter.InSplit{}, nil
 	}
-	parsed, err := filter.ParseSplittable(expr)
-	if err != nil {
-		return InSplit{}, err
-	}
-	at := -1
-	for i, t := range parsed {
-		if t.Op == filter.In && (at < 0 || len(t.Values) > len(parsed[at].Values)) {
-			at = i
-		}
-	}
-	if at < 0 {
-		return InSplit{}, fmt.Errorf("the filter has no in() the provider could split")
-	}
-	in := parsed[at]
-	if len(in.Values) > MaxInValues {
-		return InSplit{}, fmt.Errorf("in(%s,…) has %d values; the provider splits at most %d over several requests", in.Attribute, len(in.Values), MaxInValues)
-	}
-	render := func(values []string) string {
-		part := append(filter.Expr(nil), parsed...)
-		part[at] = filter.NewTerm(filter.In, in.Attribute, values...)
-		return part.Render(expr)
-	}
-	s := InSplit{Attribute: in.Attribute, Values: len(in.Values)}
-	for start := 0; start < len(in.Values); {
-		end := start + 1
-		if !fits(render(in.Values[start:end])) {
-			return InSplit{}, fmt.Errorf("the filter is too long for one request even with a single value of in(%s,…)", in.Attribute)
-		}
-		// The longest run of values from start that fits, by doubling then
-		// halving: values differ in length, so no fixed count will do.
-		step := 1
-		for end+step <= len(in.Values) && fits(render(in.Values[start:end+step])) {
-			end += step
-			step *= 2
-		}
-		for ; step > 0; step /= 2 {
-			if end+step <= len(in.Values) && fits(render(in.Values[start:end+step])) {
-				end += step
-			}
-		}
-		s.Parts = append(s.Parts, render(in.Values[start:end]))
-		start = end
-	}
-	return s, nil
+	return filter.SplitIn(expr, fits, pageSize)
 }
 
-// listParts lists each part of a split in() on its own and hands emit the
-// merged list: sorted by key as sortRecords sorts (ties by id), each id
-// once, at most q.MaxResults. Records the parts' catch-ups found go to
-// q.Late, sorted the same way.
-func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, key sortKey, parts []string, emit func(T) error) (Stats, error) {
+// partListing is what one part of a split in() listed.
+type partListing[T commerce.Record] struct {
+	all, late []T
+	stats     listStats
+	err       error
+}
+
+// listParts lists each part of the plan's split in() on its own, as many
+// at once as the engine has workers, and hands to the merged list: sorted
+// by key as sortRecords sorts (ties by id), each id once, at most
+// q.maxResults. Records the parts' catch-ups found go to to.late (to
+// to.emit without it), sorted the same way.
+func listParts[T commerce.Record](ctx context.Context, p *readPlan[T], q listQuery, to emitters[T]) (listStats, error) {
+	parts := p.split.Parts
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make([]partListing[T], len(parts))
+	slots := make(chan struct{}, p.e.workers)
 	var (
-		stats     Stats
-		all, late []T
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error // the first part to fail, before the others were cancelled
 	)
 	for i, part := range parts {
-		pq := q
-		pq.Filter, pq.Progress = part, nil
-		if q.Late != nil {
-			pq.Late = func(rec commerce.Record) error {
-				if r, ok := rec.(T); ok {
-					late = append(late, r)
-				}
-				return nil
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			done[i] = p.listPart(ctx, q, part)
+			if err := done[i].err; err != nil {
+				once.Do(func() { first = fmt.Errorf("part %d of %d of the split in(): %w", i+1, len(parts), err) })
+				cancel() // the read fails: the other parts need not go on
 			}
-		}
-		st, err := List(ctx, e, kind, pq, func(rec T) error { all = append(all, rec); return nil })
-		stats.Total += st.Total
-		stats.Pages += st.Pages
-		stats.Windows += st.Windows
-		stats.Strategy = fmt.Sprintf("%s, in %d parts", st.Strategy, len(parts))
-		if err != nil {
-			return stats, fmt.Errorf("part %d of %d of the split in(): %w", i+1, len(parts), err)
-		}
-		if q.Progress != nil {
-			q.Progress(len(all), stats.Total)
-		}
+		})
 	}
+	wg.Wait()
+	var st listStats
+	var all, late []T
+	for _, d := range done {
+		st.Total += d.stats.Total
+		st.Pages += d.stats.Pages
+		st.Windows += d.stats.Windows
+		st.Strategy = fmt.Sprintf("%s, in %d parts", d.stats.Strategy, len(parts))
+		all, late = append(all, d.all...), append(late, d.late...)
+	}
+	if first != nil {
+		return st, first
+	}
+	return st, p.emitMerged(all, late, q.maxResults, to, &st)
+}
+
+// listPart lists one part of the split in().
+func (p *readPlan[T]) listPart(ctx context.Context, q listQuery, part string) partListing[T] {
+	var out partListing[T]
+	q.filter, q.progress = part, false
+	out.stats, out.err = list(ctx, p.e, p.kind, q, emitters[T]{
+		emit: func(rec T) error { out.all = append(out.all, rec); return nil },
+		late: func(rec T) error { out.late = append(out.late, rec); return nil },
+	})
+	return out
+}
+
+// emitMerged sorts the parts' records and hands them out, each id once.
+func (p *readPlan[T]) emitMerged(all, late []T, maxResults int, to emitters[T], st *listStats) error {
 	all, late = uniqueByID(all), uniqueByID(late)
-	if err := sortRecords(all, key); err != nil {
-		return stats, err
+	if err := sortRecords(all, p.key); err != nil {
+		return err
 	}
-	if err := sortRecords(late, key); err != nil {
-		return stats, err
+	if err := sortRecords(late, p.key); err != nil {
+		return err
 	}
-	if q.MaxResults > 0 && len(all) > q.MaxResults {
-		all = all[:q.MaxResults]
+	if maxResults > 0 && len(all) > maxResults {
+		all = all[:maxResults]
 	}
-	for _, rec := range all {
-		if err := emit(rec); err != nil {
-			return stats, err
+	lateTo := to.late
+	if lateTo == nil {
+		lateTo = to.emit
+	}
+	for _, recs := range []struct {
+		recs []T
+		to   func(T) error
+	}{{all, to.emit}, {late, lateTo}} {
+		for _, rec := range recs.recs {
+			if err := recs.to(rec); err != nil {
+				return err
+			}
+			st.Listed++
 		}
-		stats.Listed++
 	}
-	for _, rec := range late {
-		if err := q.Late(rec); err != nil {
-			return stats, err
-		}
-		stats.Listed++
-	}
-	return stats, nil
+	return nil
 }
 
 // uniqueByID keeps the first record of each id.

@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,8 +31,8 @@ func TestListFilesInRangeWindows(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Files: n})
 			c := newClient(t, srv)
 			stats := expectIDs(t, srv, c, commerce.Files, Query{})
-			if stats.Total != n || stats.Listed != n || stats.Strategy != StrategyWindowsSortedHere {
-				t.Errorf("total %d, listed %d, strategy %q; want %d, %d, %q", stats.Total, stats.Listed, stats.Strategy, n, n, StrategyWindowsSortedHere)
+			if stats.Total != n || stats.Listed != n || stats.Strategy != strategyWindowsSortedHere {
+				t.Errorf("total %d, listed %d, strategy %q; want %d, %d, %q", stats.Total, stats.Listed, stats.Strategy, n, n, strategyWindowsSortedHere)
 			}
 			if budget := rangeBudget(n, 100, stats.Windows); stats.Pages > budget {
 				t.Errorf("%d page requests in %d windows; bound %d", stats.Pages, stats.Windows, budget)
@@ -149,8 +150,8 @@ func TestListServiceIgnoresSort(t *testing.T) {
 	logs := &emulatortest.Logs{}
 	c := newClient(t, srv, func(cfg *testConfig) { cfg.Logger = logs })
 	stats := expectSortedHere(t, srv, c, commerce.Accounts, Query{})
-	if stats.Strategy != StrategyWindowsSortedHere {
-		t.Errorf("strategy %q, want %q", stats.Strategy, StrategyWindowsSortedHere)
+	if stats.Strategy != strategyWindowsSortedHere {
+		t.Errorf("strategy %q, want %q", stats.Strategy, strategyWindowsSortedHere)
 	}
 	expectSortedHere(t, srv, c, commerce.Accounts, Query{Sort: "-updated_at", MaxResults: 10})
 	if got := logs.Count("does not sort this endpoint as documented"); got != 1 {
@@ -162,7 +163,7 @@ func TestListServiceIgnoresSort(t *testing.T) {
 	// store ignoring sort=id lost records silently past the offset limit.
 	fresh := newClient(t, srv)
 	stats = expectSortedHere(t, srv, fresh, commerce.Accounts, Query{Sort: "-id"})
-	if stats.Strategy != StrategyWindowsSortedHere {
+	if stats.Strategy != strategyWindowsSortedHere {
 		t.Errorf("sort -id on a store that ignores it: strategy %q", stats.Strategy)
 	}
 }
@@ -197,7 +198,7 @@ func TestListServiceRefusesSort(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	stats := expectSortedHere(t, srv, c, commerce.Accounts, Query{Sort: "-created_at"})
-	if stats.Strategy != StrategyWindowsSortedHere {
+	if stats.Strategy != strategyWindowsSortedHere {
 		t.Errorf("strategy %q", stats.Strategy)
 	}
 	sorted := 0
@@ -218,26 +219,26 @@ func TestListConsistencyBuffer(t *testing.T) {
 		name  string
 		kind  string
 		times func() []time.Time
-		list  func(Query) ([]string, Stats, error)
+		list  func(cut time.Time) ([]string, listStats, error)
 	}{
 		{"orders, filtered by the service", "orders", func() (out []time.Time) {
 			for _, o := range srv.Orders() {
 				out = append(out, o.CreatedAt)
 			}
 			return out
-		}, func(q Query) ([]string, Stats, error) { return listIDs(t, c, commerce.Orders, q) }},
+		}, func(cut time.Time) ([]string, listStats, error) { return idsCutAt(c, commerce.Orders, cut) }},
 		{"files, dropped by the provider", "files", func() (out []time.Time) {
 			for _, f := range srv.Files() {
 				out = append(out, f.CreatedAt)
 			}
 			return out
-		}, func(q Query) ([]string, Stats, error) { return listIDs(t, c, commerce.Files, q) }},
+		}, func(cut time.Time) ([]string, listStats, error) { return idsCutAt(c, commerce.Files, cut) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			times := tc.times()
 			slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 			cut := times[len(times)*2/3]
-			got, stats, err := tc.list(Query{CreatedBefore: cut})
+			got, stats, err := tc.list(cut)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +266,7 @@ func TestListConsistencyBuffer(t *testing.T) {
 
 // expectSortedHere is expectIDs for a listing the provider sorts itself,
 // whatever the capability table says: ties by id.
-func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) Stats {
+func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) listStats {
 	t.Helper()
 	got, stats, err := listIDs(t, c, kind, q)
 	if err != nil {
@@ -286,4 +287,14 @@ func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
 	return stats
+}
+
+// idsCutAt lists every record of kind created before cut.
+func idsCutAt[T commerce.Record](c *Engine, kind commerce.Kind[T], cut time.Time) ([]string, listStats, error) {
+	var ids []string
+	stats, err := readAlone(context.Background(), c, kind, Query{}, alone[T]{cut: cut, to: emitters[T]{emit: func(r T) error {
+		ids = append(ids, r.RecordID())
+		return nil
+	}}})
+	return ids, stats, err
 }

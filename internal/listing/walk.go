@@ -20,9 +20,9 @@ func (l *listing[T]) walk(out *sink[T], key sortKey) *walk[T] {
 // OffsetLimitError: the service refused the only way past its offset limit.
 // Other errors pass unchanged. Traversal goroutine.
 func (w *walk[T]) offsetLimitErrorFor(err error, win *window[T]) error {
-	keyset := win.bound != nil || win.base != w.q.Filter
+	keyset := win.bound != nil || win.base != w.q.filter
 	if keyset && badRequest(err) {
-		return &OffsetLimitError{Resource: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Total: w.stats.Total, Listed: w.out.listed + len(w.out.ties), Err: err}
+		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Total: w.stats.Total, Listed: w.out.listed + len(w.out.ties), Err: err}
 	}
 	return err
 }

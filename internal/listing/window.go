@@ -37,10 +37,10 @@ import (
 // holds is fixed when the listing starts, or atomic, so that the traversal
 // goroutine and the workers share it.
 type windowReader[T commerce.Record] struct {
+	filterRoom
 	e           *Engine
 	kind        commerce.Kind[T]
 	includeJSON bool
-	pageSize    int
 	windowCap   int // records one window can reach by offset
 	sched       *scheduler
 	pages       atomic.Int64 // page requests, counted by whoever sends them
@@ -50,8 +50,8 @@ type windowReader[T commerce.Record] struct {
 
 func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includeJSON bool) *windowReader[T] {
 	return &windowReader[T]{
-		e: e, kind: kind, includeJSON: includeJSON,
-		pageSize:  e.pageSize,
+		filterRoom: e.room(kind.Endpoint),
+		e:          e, kind: kind, includeJSON: includeJSON,
 		windowCap: (commerce.OffsetLimit / e.pageSize) * e.pageSize,
 		sched:     newScheduler(e.workers),
 	}
@@ -182,7 +182,7 @@ func (r *windowReader[T]) pageTask(w *window[T], i int, then func(commerce.Page[
 // fetch requests one page, counted in Stats.Pages. Any goroutine.
 func (r *windowReader[T]) fetch(ctx context.Context, expr string, key sortKey, offset int) (commerce.Page[T], error) {
 	r.pages.Add(1)
-	return fetchPage(ctx, r.e, r.kind, expr, key.param(), offset, r.pageSize, r.includeJSON, &r.notes)
+	return fetchPage(ctx, r.e, r.kind, pageRequest{filter: expr, sort: key.param(), offset: offset, limit: r.pageSize, includeJSON: r.includeJSON}, &r.notes)
 }
 
 // plan requests the rest of a window once its first page has told its

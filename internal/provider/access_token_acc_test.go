@@ -126,7 +126,7 @@ func TestAccAccessTokenLeavesNoTrace(t *testing.T) {
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
 	clearEnv(t)
-	t.Setenv(EnvClientSecret, secret)
+	t.Setenv(envClientSecret, secret)
 	configures := 0
 	secrets := func() []string { return append(srv.IssuedTokens(), secret) }
 	resource.Test(t, resource.TestCase{

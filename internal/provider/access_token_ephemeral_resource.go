@@ -29,8 +29,8 @@ type accessTokenResource struct {
 
 var _ ephemeral.EphemeralResourceWithConfigure = (*accessTokenResource)(nil)
 
-// NewAccessTokenEphemeralResource is commerce_access_token.
-func NewAccessTokenEphemeralResource() ephemeral.EphemeralResource { return &accessTokenResource{} }
+// newAccessTokenEphemeralResource is commerce_access_token.
+func newAccessTokenEphemeralResource() ephemeral.EphemeralResource { return &accessTokenResource{} }
 
 type accessTokenModel struct {
 	MinLifetime types.String `tfsdk:"min_lifetime"`

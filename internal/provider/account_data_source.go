@@ -5,7 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 )
 
-// NewAccountDataSource is commerce_account: one account by id, by a unique attribute, or by a filter.
-func NewAccountDataSource() datasource.DataSource {
+// newAccountDataSource is commerce_account: one account by id, by a unique attribute, or by a filter.
+func newAccountDataSource() datasource.DataSource {
 	return &lookupDataSource[commerce.Account]{rt: accountType}
 }

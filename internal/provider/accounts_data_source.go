@@ -19,7 +19,7 @@ var accountType = recordType[commerce.Account]{
 	example:    `eq(name,"Acme, Inc."):ge(created_at,2026-01-01T00:00:00.000Z)`,
 }
 
-// NewAccountsDataSource is commerce_accounts.
-func NewAccountsDataSource() datasource.DataSource {
+// newAccountsDataSource is commerce_accounts.
+func newAccountsDataSource() datasource.DataSource {
 	return &typedListDataSource[commerce.Account]{rt: accountType}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -97,12 +96,27 @@ func deletes(n int) func(*testing.B, *emulator.Server) {
 	}
 }
 
-// BenchmarkIdenticalReads reads the same accounts from 1 and from 6 data
-// sources at once, as Terraform reads six module instances: the list
-// requests of six are those of one.
-func BenchmarkIdenticalReads(b *testing.B) {
-	for _, readers := range []int{1, 6} {
-		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+// BenchmarkReadsOfOneListing reads the same accounts from one data source,
+// from six identical ones at once (as Terraform reads six module
+// instances), and from four at once that keep different things (records,
+// records with JSON, ids only, the first 7): the list requests of each
+// group are those of one listing.
+func BenchmarkReadsOfOneListing(b *testing.B) {
+	filter := tftypes.NewValue(tftypes.String, "ge(created_at,2024-01-01T00:00:00Z)")
+	plain := map[string]tftypes.Value{"filter": filter}
+	for _, tc := range []struct {
+		name  string
+		reads []map[string]tftypes.Value
+	}{
+		{"one", []map[string]tftypes.Value{plain}},
+		{"six_identical", []map[string]tftypes.Value{plain, plain, plain, plain, plain, plain}},
+		{"four_keeping_different_things", []map[string]tftypes.Value{plain,
+			{"filter": filter, "include_json": tftypes.NewValue(tftypes.Bool, true)},
+			{"filter": filter, "include_records": tftypes.NewValue(tftypes.Bool, false)},
+			{"filter": filter, "max_results": tftypes.NewValue(tftypes.Number, 7)},
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
 			srv := emulatortest.Start(b, emulator.Options{Accounts: 1000, Files: -1, Orders: -1, Latency: 20 * time.Millisecond})
 			clearBenchEnv(b)
 			requests, iters := 0, 0
@@ -110,8 +124,8 @@ func BenchmarkIdenticalReads(b *testing.B) {
 				p := serveInProcess(b, srv)
 				before := srv.Stats().ListRequests["accounts"]
 				var wg sync.WaitGroup
-				for range readers {
-					wg.Go(func() { p.readState(b, "commerce_accounts", nil) })
+				for _, set := range tc.reads {
+					wg.Go(func() { p.readState(b, "commerce_accounts", set) })
 				}
 				wg.Wait()
 				requests += srv.Stats().ListRequests["accounts"] - before
@@ -120,4 +134,26 @@ func BenchmarkIdenticalReads(b *testing.B) {
 			b.ReportMetric(float64(requests)/float64(iters), "list_requests/op")
 		})
 	}
+}
+
+// BenchmarkLongIn reads 4,000 accounts by id, in one where in(), with 20 ms
+// of latency: the provider splits the in() into parts of whole pages and
+// reads them several at once.
+func BenchmarkLongIn(b *testing.B) {
+	srv := emulatortest.Start(b, emulator.Options{Accounts: 5000, Files: -1, Orders: -1, Latency: 20 * time.Millisecond})
+	clearBenchEnv(b)
+	ids := make([]tftypes.Value, 4000)
+	for i, a := range srv.Accounts()[:len(ids)] {
+		ids[i] = tftypes.NewValue(tftypes.String, a.ID)
+	}
+	where := whereIn("id", ids)
+	requests, iters := 0, 0
+	p := serveInProcess(b, srv)
+	for b.Loop() {
+		before := srv.Stats().ListRequests["accounts"]
+		p.readState(b, "commerce_accounts", map[string]tftypes.Value{"where": where, "include_records": tftypes.NewValue(tftypes.Bool, false)})
+		requests += srv.Stats().ListRequests["accounts"] - before
+		iters++
+	}
+	b.ReportMetric(float64(requests)/float64(iters), "list_requests/op")
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 type peakHeap struct {
@@ -157,7 +158,7 @@ func checkState(b *testing.B, typ tftypes.Type, state []byte, n int) {
 
 // clearBenchEnv keeps a developer's COMMERCE_* variables out of the run.
 func clearBenchEnv(b *testing.B) {
-	for _, env := range []string{EnvClientID, EnvClientSecret, EnvBaseURL, EnvAuthURL, EnvRateLimit} {
+	for _, env := range []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit} {
 		b.Setenv(env, "")
 	}
 }
@@ -178,10 +179,10 @@ func benchOrders(b *testing.B, n int) []commerce.Order {
 		b.Fatal(err)
 	}
 	recs := make([]commerce.Order, 0, n)
-	if _, _, err := list(context.Background(), s, commerce.Orders, listing.Query{}, func(o commerce.Order) error {
+	if _, err := listing.Read(context.Background(), s.engine, commerce.Orders, listing.Query{}, listing.Reader[commerce.Order]{Emit: func(o commerce.Order) error {
 		recs = append(recs, o)
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		b.Fatal(err)
 	}
 	return recs
@@ -254,11 +255,11 @@ func BenchmarkOrdersState(b *testing.B) {
 			b.ReportAllocs()
 			sampler := samplePeakHeap(2 * time.Millisecond)
 			for b.Loop() {
-				c := &msgpackCollector[commerce.Order]{enc: d.encoder, includeRecords: true}
+				c := liststate.NewCollector(d.encoder, liststate.Options{IncludeRecords: true, MaxBytes: maxStateBytes})
 				for _, o := range recs {
-					_ = c.add(o)
+					_ = c.Add(o)
 				}
-				if _, err := c.state(config, "orders", len(recs), 0); err != nil {
+				if _, err := c.State(config, "orders", len(recs), 0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -44,11 +44,11 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return diag.NewErrorDiagnostic("Filter too large for the service",
 			fmt.Sprintf("Could not %s: %v\n\nNothing was sent that the service would refuse; the provider does not return a partial list.", what, tooLarge))
 	case errors.As(err, &unlisted):
-		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Resource, "s"),
+		return diag.NewErrorDiagnostic("Cannot list every "+strings.TrimSuffix(unlisted.Endpoint, "s"),
 			fmt.Sprintf("Could not %s completely: %s. The provider does not return a truncated list.\n\nTo fix it, %s.",
 				what, unlisted.Reason, unlisted.Fix))
 	case errors.As(err, &authErr): // the token endpoint never answered
-		return unreachableDiagnostic(what, err, "auth_url (or the "+EnvAuthURL+" environment variable; it defaults to base_url, "+EnvBaseURL+
+		return unreachableDiagnostic(what, err, "auth_url (or the "+envAuthURL+" environment variable; it defaults to base_url, "+envBaseURL+
 			"): the access token is requested from "+authErr.TokenURL)
 	case errors.As(err, &rejected):
 		return diag.NewErrorDiagnostic(fmt.Sprintf("Could not %s: the service refuses the access tokens", what),
@@ -60,7 +60,7 @@ func errorDiagnostic(ctx context.Context, what string, err error) diag.Diagnosti
 		return diag.NewErrorDiagnostic("Unexpected response from the service",
 			fmt.Sprintf("Could not %s, because the provider cannot vouch for a complete and correct result: %v", what, err))
 	case errors.As(err, &transport):
-		return unreachableDiagnostic(what, err, "base_url (or the "+EnvBaseURL+" environment variable): the records are requested below it")
+		return unreachableDiagnostic(what, err, "base_url (or the "+envBaseURL+" environment variable): the records are requested below it")
 	default:
 		return diag.NewErrorDiagnostic("Could not "+what, err.Error())
 	}
@@ -94,11 +94,11 @@ func unreachableDiagnostic(what string, err error, check string) diag.Diagnostic
 func authDiagnostic(err *client.AuthError) diag.Diagnostic {
 	detail := "The service did not issue an access token.\n\n" + serviceWords(err.Err)
 	if err.CredentialsRefused() {
-		detail += "\n\nCheck client_id and client_secret (or the " + EnvClientID + " and " + EnvClientSecret +
-			" environment variables), and that auth_url (" + EnvAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
+		detail += "\n\nCheck client_id and client_secret (or the " + envClientID + " and " + envClientSecret +
+			" environment variables), and that auth_url (" + envAuthURL + ", default base_url) points at the service's authorization address; the token is requested from " +
 			err.TokenURL + "."
 	} else {
-		detail += "\n\nCheck that auth_url (or the " + EnvAuthURL + " environment variable; it defaults to base_url, " + EnvBaseURL +
+		detail += "\n\nCheck that auth_url (or the " + envAuthURL + " environment variable; it defaults to base_url, " + envBaseURL +
 			") points at the service's authorization address: the token is requested from " + err.TokenURL +
 			". If the service is failing or busy, try again later, or raise max_retries."
 	}
@@ -111,7 +111,7 @@ func offsetLimitDiagnostic(err *listing.OffsetLimitError) diag.Diagnostic {
 			"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+
 			"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
 			"or set max_results to the number of records you need.",
-			err.Total, err.Resource, err.OffsetLimit, err.Listed, serviceWords(err.Err), err.OffsetLimit))
+			err.Total, err.Endpoint, err.OffsetLimit, err.Listed, serviceWords(err.Err), err.OffsetLimit))
 }
 
 // apiDiagnostic adds the fix to the service's answer where the status

@@ -111,14 +111,14 @@ func TestErrorDiagnostic(t *testing.T) {
 		detail:  []string{"Status:  401 Unauthorized", "(3 in a row, each the newest issued)", "has access to this store", "base_url is the store's API address"},
 	}, {
 		name:    "offset limit",
-		err:     &listing.OffsetLimitError{Resource: "orders", OffsetLimit: 10000, Total: 25000, Listed: 10000, Err: badFilter()},
+		err:     &listing.OffsetLimitError{Endpoint: "orders", OffsetLimit: 10000, Total: 25000, Listed: 10000, Err: badFilter()},
 		summary: "Cannot list past the service's offset limit",
 		detail: []string{"25000 orders match", "serves at most 10000 of them by page offset", "(10000 were listed before it stopped)",
 			"does not return a truncated list", "The service said: Request: GET /v2/orders?filter=eq(colour,red)",
 			"so that at most 10000 records match", "ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z)", "max_results"},
 	}, {
 		name:    "unlistable",
-		err:     fmt.Errorf("listing: %w", &listing.UnlistableError{Resource: "files", Total: 10001, OffsetLimit: 10000, Reason: "10001 files have file_size = 512", Fix: "narrow the filter"}),
+		err:     fmt.Errorf("listing: %w", &listing.UnlistableError{Endpoint: "files", Total: 10001, OffsetLimit: 10000, Reason: "10001 files have file_size = 512", Fix: "narrow the filter"}),
 		summary: "Cannot list every file",
 		detail:  []string{"Could not list orders completely: 10001 files have file_size = 512. The provider does not return a truncated list.\n\nTo fix it, narrow the filter."},
 	}, {
@@ -253,6 +253,12 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 // readWith configures the provider in process with the given provider

@@ -27,9 +27,9 @@ func TestAccExamples(t *testing.T) {
 	files = append(files, "../../examples/demo/main.tf")
 	srv := emulatortest.Start(t, emulator.Options{Seed: 1})
 	clearEnv(t)
-	t.Setenv(EnvBaseURL, srv.URL())
-	t.Setenv(EnvClientID, emulator.DefaultClientID)
-	t.Setenv(EnvClientSecret, emulator.DefaultClientSecret)
+	t.Setenv(envBaseURL, srv.URL())
+	t.Setenv(envClientID, emulator.DefaultClientID)
+	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
 	// The demo names the provider by its registry address.
 	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", "commerce-tf")
 	for _, file := range files {
@@ -84,9 +84,9 @@ func TestAccEphemeralExamples(t *testing.T) {
 	}
 	srv := emulatortest.Start(t, emulator.Options{Seed: 1})
 	clearEnv(t)
-	t.Setenv(EnvBaseURL, srv.URL())
-	t.Setenv(EnvClientID, emulator.DefaultClientID)
-	t.Setenv(EnvClientSecret, emulator.DefaultClientSecret)
+	t.Setenv(envBaseURL, srv.URL())
+	t.Setenv(envClientID, emulator.DefaultClientID)
+	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralCLI,
 		ProtoV6ProviderFactories: protoV6Factories,

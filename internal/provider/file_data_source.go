@@ -5,7 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 )
 
-// NewFileDataSource is commerce_file: one file by id, by a unique attribute, or by a filter.
-func NewFileDataSource() datasource.DataSource {
+// newFileDataSource is commerce_file: one file by id, by a unique attribute, or by a filter.
+func newFileDataSource() datasource.DataSource {
 	return &lookupDataSource[commerce.File]{rt: fileType}
 }

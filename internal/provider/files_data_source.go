@@ -20,7 +20,7 @@ var fileType = recordType[commerce.File]{
 	example:    "like(file_name,invoice-*):ge(file_size,1048576)",
 }
 
-// NewFilesDataSource is commerce_files.
-func NewFilesDataSource() datasource.DataSource {
+// newFilesDataSource is commerce_files.
+func newFilesDataSource() datasource.DataSource {
 	return &typedListDataSource[commerce.File]{rt: fileType}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // filterTermsSent checks that no request the emulator received carried
@@ -146,7 +145,7 @@ data "commerce_orders" "between" {
 func TestAccFilterLimitsBeforeSending(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 12000, Accounts: 50})
 	eleven := strings.TrimSuffix(strings.Repeat("like(email,*@*):", 7), ":")
-	ids := make([]string, listing.MaxInValues+1)
+	ids := make([]string, filter.MaxInValues+1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}

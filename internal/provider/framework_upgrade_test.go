@@ -63,7 +63,7 @@ func TestWrapperKnowsEveryProtocolField(t *testing.T) {
 func TestWrapperAnswersAsTheFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 300, Files: 10, Accounts: 10})
 	clearEnv(t)
-	plain := providerserver.NewProtocol6WithError(New("test")())
+	plain := providerserver.NewProtocol6WithError(&commerceProvider{version: "test"})
 	wrapped := NewServer("test")
 	whereType := func(p *inProcess) tftypes.Type {
 		return p.dataSourceType(t, "commerce_orders").(tftypes.Object).AttributeTypes["where"]

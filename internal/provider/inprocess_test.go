@@ -133,3 +133,16 @@ func dynamicValue(t testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
 	}
 	return &dv
 }
+
+// whereIn is a where list of one in() on attribute, as a configuration
+// gives it.
+func whereIn(attribute string, values []tftypes.Value) tftypes.Value {
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	elem := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+		"attribute": tftypes.String, "op": tftypes.String, "value": tftypes.String, "values": tftypes.List{ElementType: tftypes.String},
+	}}
+	return tftypes.NewValue(tftypes.List{ElementType: elem}, []tftypes.Value{tftypes.NewValue(elem, map[string]tftypes.Value{
+		"attribute": str(attribute), "op": str("in"), "value": tftypes.NewValue(tftypes.String, nil),
+		"values": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, values),
+	})})
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // listDataSource is commerce_list: every record of any list endpoint of the
@@ -25,7 +26,7 @@ import (
 // is in it, else from a probe of the service at the first read.
 type listDataSource struct {
 	client  *service
-	encoder recordEncoder[commerce.Generic]
+	encoder liststate.Encoder[commerce.Generic]
 }
 
 // recordsAttribute holds commerce_list's records.
@@ -48,8 +49,8 @@ var genericSorts = []string{"created_at", "updated_at", "id"}
 
 var _ datasource.DataSourceWithValidateConfig = (*listDataSource)(nil)
 
-// NewListDataSource is commerce_list.
-func NewListDataSource() datasource.DataSource { return &listDataSource{} }
+// newListDataSource is commerce_list.
+func newListDataSource() datasource.DataSource { return &listDataSource{} }
 
 func (d *listDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_list"
@@ -120,8 +121,11 @@ func (d *listDataSource) ValidateConfig(ctx context.Context, req datasource.Vali
 	}
 	r, known := commerce.EndpointForPath(p.ValueString())
 	rules, example := rulesFor(r, known)
-	_, diags = in.expression(ctx, rules, example, p.ValueString())
+	expr, filterKnown, diags := in.expression(ctx, rules, example)
 	resp.Diagnostics.Append(diags...)
+	if filterKnown && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(in.checkLength(expr, p.ValueString(), r.DefaultSort)...)
+	}
 	resp.Diagnostics.Append(checkSort(in.Sort, p.ValueString(), r, known)...)
 	if !known && !resp.Diagnostics.HasError() && (!in.Filter.IsNull() || !in.Where.IsNull()) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("filter"), "Filter attributes not checked",
@@ -208,10 +212,13 @@ func (d *listDataSource) readDirect(ctx context.Context, c *service, cfg tfsdk.C
 }
 
 func (d *listDataSource) prepareDirect(typ tftypes.Type) (err error) {
-	d.encoder, err = encoderFor(typ, recordsAttribute, genericType)
+	d.encoder, err = liststate.EncoderFor(typ, recordsAttribute, genericType.stateFields())
 	return err
 }
 
+// Read is not where the provider server reads this data source: it
+// answers ReadDataSource itself with readDirect's state (server.go). This
+// adapter serves whoever runs the provider through providerserver alone.
 func (d *listDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	readThroughDirect(ctx, d, d.client, req, resp)
 }

@@ -49,25 +49,27 @@ func (in listInputs) includeRecords() bool {
 	return in.IncludeRecords.IsNull() || in.IncludeRecords.ValueBool()
 }
 
-// query is the listing the inputs ask for, with expr (from expression) as
-// its filter; Read adds the callbacks.
+// query is the read the inputs ask for, with expr (from expression) as
+// its filter.
 func (in listInputs) query(expr string) listing.Query {
 	return listing.Query{
 		Filter:      expr,
 		Sort:        in.Sort.ValueString(),
 		MaxResults:  int(in.MaxResults.ValueInt64()),
 		IncludeJSON: in.IncludeJSON.ValueBool(),
-		// The validator checked the duration; an unset buffer parses as 0.
-		CreatedBefore: createdBefore(in.ConsistencyBuffer.ValueString()),
+		// The validator checked the duration; an unset buffer is none.
+		ConsistencyBuffer: consistencyBuffer(in.ConsistencyBuffer.ValueString()),
 	}
 }
 
 // expression combines filter and where into the filter the service gets,
-// and checks it against the service's limits: at most filter.MaxTerms
-// terms, and a request of at most commerce.MaxRequestBytes to listPath.
-// Parts unknown at plan time are skipped (validation runs again at read).
-func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, example, listPath string) (expr string, diags diag.Diagnostics) {
-	known := true
+// and checks its terms against the endpoint's rules and the service's
+// limit of filter.MaxTerms. Parts unknown at plan time are skipped
+// (validation runs again at read); known says whether any was. The
+// request's length is the engine's to check when it plans the read;
+// checkLength checks it at validation.
+func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, example string) (expr string, known bool, diags diag.Diagnostics) {
+	known = true
 	var filterText string
 	var filterExpr, whereExpr filter.Expr
 	filterTerms, whereTerms := 0, 0
@@ -95,22 +97,19 @@ func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, examp
 			diags.Append(tooManyTerms(path.Root("where"),
 				fmt.Sprintf("filter has %d terms and where %d, %d in all", filterTerms, whereTerms, n), n)...)
 		}
-		return "", diags
+		return "", known, diags
 	}
 	// The filter's terms as the user wrote them, then where's.
-	expr = filter.And(filterExpr, whereExpr).Render(filterText)
-	if known && !diags.HasError() {
-		sort := in.Sort.ValueString()
-		if sort == "" && r != nil {
-			sort = r.DefaultSort
-		}
-		at := path.Root("filter")
-		if in.Filter.IsNull() {
-			at = path.Root("where")
-		}
-		diags.Append(checkRequestLength(at, listPath, expr, sort)...)
+	return filter.And(filterExpr, whereExpr).Render(filterText), known, diags
+}
+
+// filterPath is the attribute a message about the whole filter points
+// at: filter when it is set, else where.
+func (in listInputs) filterPath() path.Path {
+	if in.Filter.IsNull() {
+		return path.Root("where")
 	}
-	return expr, diags
+	return path.Root("filter")
 }
 
 // tooManyTerms reports a filter over the service's limit of terms.
@@ -123,26 +122,46 @@ func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
 	return diags
 }
 
+// checkLength reports, at validation, a filter (expr, from expression,
+// known) whose list requests to listPath would be longer than the service
+// takes and that the engine cannot split over several. A read reports a
+// split and what it cost (splitWarning).
+func (in listInputs) checkLength(expr, listPath, defaultSort string) diag.Diagnostics {
+	sort := in.Sort.ValueString()
+	if sort == "" {
+		sort = defaultSort
+	}
+	return checkRequestLength(in.filterPath(), listPath, expr, sort)
+}
+
 // checkRequestLength reports a filter whose list request to listPath would
-// be longer than the service takes: a warning with the requests it costs
-// where the provider splits its in() over several, else an error.
+// be longer than the service takes, and which the engine cannot split.
 func checkRequestLength(at path.Path, listPath, expr, sort string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	n := listing.ListRequestLength(listPath, expr, sort)
-	split, err := listing.SplitIn(listPath, expr, sort, commerce.DefaultPageSize)
-	switch {
-	case err == nil && split.Parts != nil:
-		diags.AddAttributeWarning(at, "Long in() split over several requests",
-			fmt.Sprintf("%s: in(%s,…) has %d values, and one request for it would be %d bytes long (path and URL-encoded query), over the service's %d. "+
-				"The provider lists it in %d parts, each within the limit, and merges them (in order, each record once): at least %d requests instead of one. "+
-				"Nothing to change unless that is too many; it splits at most %d values.",
-				at, split.Attribute, split.Values, n, commerce.MaxRequestBytes, len(split.Parts), len(split.Parts), listing.MaxInValues))
-	case n > commerce.MaxRequestBytes:
+	n, err := listing.CheckFilterLength(listPath, expr, sort)
+	if err != nil {
 		diags.AddAttributeError(at, "Filter too long for one request",
 			fmt.Sprintf("%s: the request for this filter would be %d bytes long (path and URL-encoded query); the service takes requests with a filter of at most %d bytes, "+
 				"and the provider cannot split it: %v. The provider splits an in() of up to %d values over several requests, but not the rest of a filter: "+
-				"use fewer or shorter values elsewhere, or split the list into several data sources.", at, n, commerce.MaxRequestBytes, err, listing.MaxInValues))
+				"use fewer or shorter values elsewhere, or split the list into several data sources.", at, n, commerce.MaxRequestBytes, err, filter.MaxInValues))
 	}
+	return diags
+}
+
+// splitWarning says, after a read whose in() was split over several
+// requests, into how many parts and what they cost.
+func splitWarning(in listInputs, res listing.Result) diag.Diagnostics {
+	var diags diag.Diagnostics
+	s := res.Split
+	if s.Parts == nil {
+		return diags
+	}
+	at := in.filterPath()
+	diags.AddAttributeWarning(at, "Long in() split over several requests",
+		fmt.Sprintf("%s: in(%s,…) has %d values, more than one request can carry (the service takes at most %d bytes). "+
+			"The provider listed it in %d parts, each within the limit and a whole number of pages of values, and merged them (in order, each record once): "+
+			"%d list requests. Nothing to change unless that is too many; it splits at most %d values.",
+			at, s.Attribute, s.Values, commerce.MaxRequestBytes, len(s.Parts), res.Pages, filter.MaxInValues))
 	return diags
 }
 
@@ -177,12 +196,11 @@ func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Endpoin
 	return terms, known, diags
 }
 
-// createdBefore is the cut-off of a consistency buffer: now minus the
-// buffer, or zero without one.
-func createdBefore(buffer string) time.Time {
+// consistencyBuffer is consistency_buffer as a duration, 0 without one.
+func consistencyBuffer(buffer string) time.Duration {
 	d, err := time.ParseDuration(buffer)
 	if buffer == "" || err != nil || d <= 0 {
-		return time.Time{}
+		return 0
 	}
-	return time.Now().Add(-d)
+	return d
 }

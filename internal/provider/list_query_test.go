@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -81,7 +82,7 @@ func TestExpression(t *testing.T) {
 		{"filter checked", listInputs{Filter: types.StringValue("eq(colour,red)"), Where: nullWhere}, "eq(colour,red)",
 			[]wantDiag{errorAt("filter", "Unknown filter attribute")}},
 		{"too long", listInputs{Filter: types.StringValue(long), Where: tooLong}, longBoth,
-			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", listing.ListRequestLength("/v2/orders", longBoth, "created_at")), "at most 8192 bytes")}},
+			[]wantDiag{errorAt("filter", "Filter too long for one request", fmt.Sprintf("would be %d bytes long", commerce.ListRequestLength("/v2/orders", longBoth, "created_at", commerce.OffsetLimit, commerce.DefaultPageSize)), "at most 8192 bytes")}},
 		{"too long once URL-encoded", listInputs{Filter: types.StringNull(), Where: wheres(&whereModel{Attribute: types.StringValue("external_ref"), Op: types.StringValue("eq"),
 			Value: types.StringValue(strings.Repeat("(", 3000)), Values: noValues})}, `eq(external_ref,"` + strings.Repeat("(", 3000) + `")`,
 			[]wantDiag{errorAt("where", "Filter too long for one request", "cannot split it: the filter has no in()", "up to 10000 values")}},
@@ -105,7 +106,10 @@ func TestExpression(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expr, diags := tc.in.expression(ctx, &commerce.OrdersEndpoint, orderType.example, commerce.OrdersEndpoint.Path)
+			expr, known, diags := tc.in.expression(ctx, &commerce.OrdersEndpoint, orderType.example)
+			if known && !diags.HasError() {
+				diags.Append(tc.in.checkLength(expr, commerce.OrdersEndpoint.Path, commerce.OrdersEndpoint.DefaultSort)...)
+			}
 			if expr != tc.expr {
 				t.Errorf("expression = %q, want %q", expr, tc.expr)
 			}
@@ -117,16 +121,15 @@ func TestExpression(t *testing.T) {
 func TestQuery(t *testing.T) {
 	in := listInputs{Sort: types.StringValue("-updated_at"), MaxResults: types.Int64Value(7), IncludeJSON: types.BoolValue(true),
 		ConsistencyBuffer: types.StringValue("5m")}
-	start := time.Now()
 	q := in.query("eq(status,complete)")
 	if q.Filter != "eq(status,complete)" || q.Sort != "-updated_at" || q.MaxResults != 7 || !q.IncludeJSON {
 		t.Errorf("query = %+v", q)
 	}
-	if cut := start.Add(-5 * time.Minute); q.CreatedBefore.Before(cut) || q.CreatedBefore.After(time.Now().Add(-5*time.Minute)) {
-		t.Errorf("CreatedBefore = %v, want about %v", q.CreatedBefore, cut)
+	if q.ConsistencyBuffer != 5*time.Minute {
+		t.Errorf("ConsistencyBuffer = %v, want 5m", q.ConsistencyBuffer)
 	}
 	q = listInputs{Sort: types.StringNull(), MaxResults: types.Int64Null(), IncludeJSON: types.BoolNull(), ConsistencyBuffer: types.StringNull()}.query("")
-	if q.Sort != "" || q.MaxResults != 0 || q.IncludeJSON || !q.CreatedBefore.IsZero() {
+	if q.Sort != "" || q.MaxResults != 0 || q.IncludeJSON || q.ConsistencyBuffer != 0 {
 		t.Errorf("query of nothing = %+v, want defaults", q)
 	}
 }
@@ -140,11 +143,11 @@ func TestIncludeRecordsDefaultsToTrue(t *testing.T) {
 }
 
 // ordersShape is the state type of commerce_orders.
-func ordersShape(t *testing.T) listStateShape {
+func ordersShape(t *testing.T) liststate.Shape {
 	t.Helper()
 	var resp datasource.SchemaResponse
-	NewOrdersDataSource().Schema(context.Background(), datasource.SchemaRequest{}, &resp)
-	shape, ok := listStateShapeOf(resp.Schema.Type().TerraformType(context.Background()), "orders")
+	newOrdersDataSource().Schema(context.Background(), datasource.SchemaRequest{}, &resp)
+	shape, ok := liststate.ShapeOf(resp.Schema.Type().TerraformType(context.Background()), "orders")
 	if !ok {
 		t.Fatal("commerce_orders has no list of order objects")
 	}
@@ -178,7 +181,7 @@ func order(id string) commerce.Order {
 func TestCollector(t *testing.T) {
 	shape := ordersShape(t)
 	collect := func(includeRecords bool, listed, late []string) *valueCollector[commerce.Order] {
-		c := &valueCollector[commerce.Order]{rt: orderType, elem: shape.elem, includeJSON: true, includeRecords: includeRecords}
+		c := &valueCollector[commerce.Order]{rt: orderType, elem: shape.Element, includeJSON: true, includeRecords: includeRecords}
 		for _, id := range listed {
 			if err := c.add(order(id)); err != nil {
 				t.Fatal(err)
@@ -238,33 +241,21 @@ func TestCollector(t *testing.T) {
 			}
 		})
 	}
-	if err := collect(true, nil, nil).addLate(commerce.File{}); err == nil || !strings.Contains(err.Error(), "late record of type commerce.File") {
-		t.Errorf("late file in an orders listing: %v", err)
-	}
 }
 
-// A long in() is split at read time: validate warns with what it costs
-// instead of refusing it; what no split fixes stays an error.
+// A long in() is split at read time, so validation lets it pass; what no
+// split fixes is an error. The read's warning says what the split cost
+// (TestLongInWarnsWithTheRequestsItTook).
 func TestCheckRequestLengthSplitsLongIn(t *testing.T) {
 	ids := make([]string, 450)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}
 	expr := "in(id," + strings.Join(ids, ",") + ")"
-	diags := checkRequestLength(path.Root("where"), "/v2/accounts", expr, "created_at")
-	if len(diags) != 1 || diags.HasError() {
-		t.Fatalf("diagnostics %v, want one warning", diags)
+	if diags := checkRequestLength(path.Root("where"), "/v2/accounts", expr, "created_at"); len(diags) != 0 {
+		t.Fatalf("diagnostics %v, want none", diags)
 	}
-	split, err := listing.SplitIn("/v2/accounts", expr, "created_at", commerce.DefaultPageSize)
-	if err != nil || len(split.Parts) != 3 {
-		t.Fatalf("%d parts, %v; want 3", len(split.Parts), err)
-	}
-	for _, want := range []string{"in(id,…) has 450 values", "lists it in 3 parts", "at least 3 requests instead of one"} {
-		if !strings.Contains(diags[0].Detail(), want) {
-			t.Errorf("detail lacks %q: %s", want, diags[0].Detail())
-		}
-	}
-	many := make([]string, listing.MaxInValues+1)
+	many := make([]string, filter.MaxInValues+1)
 	for i := range many {
 		many[i] = "x"
 	}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -11,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // The reference the direct state is held to: the framework's own values
@@ -36,11 +37,7 @@ func (c *valueCollector[T]) add(rec T) error {
 	return nil
 }
 
-func (c *valueCollector[T]) addLate(late commerce.Record) error {
-	rec, ok := late.(T)
-	if !ok {
-		return fmt.Errorf("internal error: late record of type %T", late)
-	}
+func (c *valueCollector[T]) addLate(rec T) error {
 	c.lateIDs, c.lateRecords = c.appendTo(c.lateIDs, c.lateRecords, rec)
 	return nil
 }
@@ -55,7 +52,7 @@ func (c *valueCollector[T]) appendTo(ids, records []tftypes.Value, rec T) ([]tft
 
 // computed are the attributes a read fills in: ids, total and the records,
 // late ones first, at most maxResults of them (0: no limit).
-func (c *valueCollector[T]) computed(shape listStateShape, records string, total, maxResults int) map[string]tftypes.Value {
+func (c *valueCollector[T]) computed(shape liststate.Shape, records string, total, maxResults int) map[string]tftypes.Value {
 	ids, recs := c.ids, c.records
 	if len(c.lateIDs) > 0 {
 		ids, recs = append(c.lateIDs, ids...), append(c.lateRecords, recs...)
@@ -65,22 +62,15 @@ func (c *valueCollector[T]) computed(shape listStateShape, records string, total
 		}
 	}
 	// A nil slice makes an empty list; untyped nil makes null.
-	recordsValue := tftypes.NewValue(shape.list, recs)
+	recordsValue := tftypes.NewValue(shape.List, recs)
 	if !c.includeRecords {
-		recordsValue = tftypes.NewValue(shape.list, nil)
+		recordsValue = tftypes.NewValue(shape.List, nil)
 	}
 	return map[string]tftypes.Value{
-		"ids":   tftypes.NewValue(shape.state.AttributeTypes["ids"], ids),
+		"ids":   tftypes.NewValue(shape.State.AttributeTypes["ids"], ids),
 		"total": tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total))),
 		records: recordsValue,
 	}
-}
-
-// recordSink receives a listing's records: add in result order, addLate
-// those that moved ahead of them while it ran.
-type recordSink[T commerce.Record] interface {
-	add(T) error
-	addLate(commerce.Record) error
 }
 
 // referenceRead is a list data source's Read through the framework's
@@ -99,23 +89,23 @@ func referenceRead[T commerce.Record](ctx context.Context, c *service, rt record
 	if !ok {
 		return
 	}
-	shape, ok := listStateShapeOf(req.Config.Raw.Type(), t.records)
+	shape, ok := liststate.ShapeOf(req.Config.Raw.Type(), t.records)
 	if !ok {
 		resp.Diagnostics.AddError("Internal error", "no state shape")
 		return
 	}
-	col := &valueCollector[T]{rt: rt, elem: shape.elem, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
-	expr, diags := in.expression(ctx, t.rules, t.example, t.kind.Path)
+	col := &valueCollector[T]{rt: rt, elem: shape.Element, includeJSON: in.IncludeJSON.ValueBool(), includeRecords: in.includeRecords()}
+	expr, _, diags := in.expression(ctx, t.rules, t.example)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stats, diags := listRecords(ctx, c, in, expr, "", t, col.add, col.addLate)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	res, err := listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.add, Late: col.addLate})
+	if err != nil {
+		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 		return
 	}
-	state, err := stateWith(req.Config.Raw, col.computed(shape, t.records, stats.Total, int(in.MaxResults.ValueInt64())))
+	state, err := stateWith(req.Config.Raw, col.computed(shape, t.records, res.Total, int(in.MaxResults.ValueInt64())))
 	if err != nil {
 		resp.Diagnostics.AddError("Internal error", err.Error())
 		return

@@ -163,16 +163,32 @@ func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON b
 // "filter" for a filter expression) matches value.
 func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, includeJSON bool) (T, diag.Diagnostics) {
 	expr, searched := lookupFilter(name, value)
+	return findOne(ctx, d.client, d.rt.kind, search{
+		endpoint: d.rt.kind.Endpoint, attr: name, expr: expr, searched: searched, lister: "commerce_" + d.rt.kind.Name,
+	}, includeJSON)
+}
+
+// search is a lookup of one record by a filter, and how messages name it.
+type search struct {
+	endpoint commerce.Endpoint
+	attr     string // the attribute the lookup is configured by: a lookup key, or "filter"
+	expr     string // the filter sent
+	searched string // what was searched, for messages
+	lister   string // the data source that lists every match
+}
+
+// findOne is the one record of kind that matches s.expr, or the error
+// that says the service has none or several.
+func findOne[T commerce.Record](ctx context.Context, c *service, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
-	stats, _, err := list(ctx, d.client, d.rt.kind, listing.Query{Filter: expr, MaxResults: 2, IncludeJSON: includeJSON},
-		func(t T) error { found = append(found, t); return nil })
+	res, err := listing.Read(ctx, c.engine, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
+		listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
 	if err != nil {
 		var zero T
-		r := d.rt.kind.Endpoint
-		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", r.Singular, searched), err)}
+		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", s.endpoint.RecordNoun(), s.searched), err)}
 	}
-	return onlyMatch(d.rt.kind.Endpoint, name, expr, searched, "commerce_"+d.rt.kind.Name, found, stats.Total)
+	return onlyMatch(s, found, res.Total)
 }
 
 // lookupFilter is the filter that searches for value: the expression itself
@@ -186,20 +202,20 @@ func lookupFilter(name, value string) (expr, searched string) {
 }
 
 // onlyMatch is the one record a search found, or the error that says it
-// found none or several. total is the service's count of matches; lister
-// is the data source that lists them all.
-func onlyMatch[T commerce.Record](r commerce.Endpoint, name, expr, searched, lister string, found []T, total int) (T, diag.Diagnostics) {
+// found none or several. total is the service's count of matches.
+func onlyMatch[T commerce.Record](s search, found []T, total int) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
+	noun := s.endpoint.RecordNoun()
 	switch {
 	case len(found) == 0:
-		diags.AddAttributeError(path.Root(name), "No "+r.Singular+" found",
-			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", r.Singular, searched, expr))
+		diags.AddAttributeError(path.Root(s.attr), "No "+noun+" found",
+			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", noun, s.searched, s.expr))
 		return zero, diags
 	case len(found) > 1 || total > 1:
-		diags.AddAttributeError(path.Root(name), "More than one "+r.Singular+" found",
+		diags.AddAttributeError(path.Root(s.attr), "More than one "+noun+" found",
 			fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use %s to list them all.",
-				max(total, len(found)), r.Name, searched, lister))
+				max(total, len(found)), s.endpoint.Name, s.searched, s.lister))
 		return zero, diags
 	}
 	return found[0], diags

@@ -110,7 +110,8 @@ func TestOnlyMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, diags := onlyMatch(commerce.OrdersEndpoint, "order_number", "eq(order_number,ORD-1)", `order_number = "ORD-1"`, "commerce_orders", tc.found, tc.total)
+			rec, diags := onlyMatch(search{endpoint: commerce.OrdersEndpoint, attr: "order_number", expr: "eq(order_number,ORD-1)",
+				searched: `order_number = "ORD-1"`, lister: "commerce_orders"}, tc.found, tc.total)
 			if rec.ID != tc.wantID {
 				t.Errorf("record %q, want %q", rec.ID, tc.wantID)
 			}

@@ -5,7 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 )
 
-// NewOrderDataSource is commerce_order: one order by id, by a unique attribute, or by a filter.
-func NewOrderDataSource() datasource.DataSource {
+// newOrderDataSource is commerce_order: one order by id, by a unique attribute, or by a filter.
+func newOrderDataSource() datasource.DataSource {
 	return &lookupDataSource[commerce.Order]{rt: orderType}
 }

@@ -26,7 +26,7 @@ var orderType = recordType[commerce.Order]{
 	example:    "ge(created_at,2026-01-01T00:00:00.000Z):eq(status,complete)",
 }
 
-// NewOrdersDataSource is commerce_orders.
-func NewOrdersDataSource() datasource.DataSource {
+// newOrdersDataSource is commerce_orders.
+func newOrdersDataSource() datasource.DataSource {
 	return &typedListDataSource[commerce.Order]{rt: orderType}
 }

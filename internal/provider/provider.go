@@ -1,5 +1,3 @@
-// Package provider maps the commerce service, through internal/client, onto
-// Terraform: schemas, plan-time validation, and diagnostics.
 package provider
 
 import (
@@ -31,17 +29,17 @@ import (
 
 // Environment variables the provider reads when an attribute is not set.
 const (
-	EnvClientID     = "COMMERCE_CLIENT_ID"
-	EnvClientSecret = "COMMERCE_CLIENT_SECRET"
-	EnvBaseURL      = "COMMERCE_BASE_URL"
-	EnvAuthURL      = "COMMERCE_AUTH_URL"
-	EnvRateLimit    = "COMMERCE_RATE_LIMIT"
-	EnvCacheDir     = "COMMERCE_CACHE_DIR"
+	envClientID     = "COMMERCE_CLIENT_ID"
+	envClientSecret = "COMMERCE_CLIENT_SECRET"
+	envBaseURL      = "COMMERCE_BASE_URL"
+	envAuthURL      = "COMMERCE_AUTH_URL"
+	envRateLimit    = "COMMERCE_RATE_LIMIT"
+	envCacheDir     = "COMMERCE_CACHE_DIR"
 )
 
-// MaxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
+// maxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
 // sees a burst that looks like abuse, and listing gets no faster.
-const MaxParallelRequestsLimit = 64
+const maxParallelRequestsLimit = 64
 
 var _ provider.ProviderWithValidateConfig = (*commerceProvider)(nil)
 var _ provider.ProviderWithEphemeralResources = (*commerceProvider)(nil)
@@ -55,11 +53,6 @@ type commerceProvider struct {
 
 // providerTypeName prefixes the names of the data sources.
 const providerTypeName = "commerce"
-
-// New returns the provider factory for providerserver.
-func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &commerceProvider{version: version} }
-}
 
 type providerModel struct {
 	ClientID            types.String  `tfsdk:"client_id"`
@@ -86,21 +79,21 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 		Attributes: map[string]schema.Attribute{
 			"client_id": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Client id of the application key. Falls back to `" + EnvClientID + "`. Required from one of the two.",
+				MarkdownDescription: "Client id of the application key. Falls back to `" + envClientID + "`. Required from one of the two.",
 			},
 			"client_secret": schema.StringAttribute{
 				Optional:            true,
 				Sensitive:           true,
-				MarkdownDescription: "Client secret of the application key. Falls back to `" + EnvClientSecret + "`; prefer the variable, so that the secret stays out of configuration files. Required from one of the two.",
+				MarkdownDescription: "Client secret of the application key. Falls back to `" + envClientSecret + "`; prefer the variable, so that the secret stays out of configuration files. Required from one of the two.",
 			},
 			"base_url": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Address of the service, e.g. `https://api.example.com`; resources are read below `base_url` + `/v2`. Falls back to `" + EnvBaseURL + "`. Required from one of the two. " +
+				MarkdownDescription: "Address of the service, e.g. `https://api.example.com`; resources are read below `base_url` + `/v2`. Falls back to `" + envBaseURL + "`. Required from one of the two. " +
 					"Must be `https`, except for loopback hosts (`127.0.0.1`, `::1`, `localhost`) such as the local emulator.",
 			},
 			"auth_url": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Address of the authorization service; the token is requested from `auth_url` + `/oauth/access_token`. Falls back to `" + EnvAuthURL + "`, then to `base_url`. " +
+				MarkdownDescription: "Address of the authorization service; the token is requested from `auth_url` + `/oauth/access_token`. Falls back to `" + envAuthURL + "`, then to `base_url`. " +
 					"The client secret is sent here, so the same `https` rule applies.",
 			},
 			"page_size": schema.Int64Attribute{
@@ -110,13 +103,13 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"max_parallel_requests": schema.Int64Attribute{
 				Optional: true,
-				MarkdownDescription: fmt.Sprintf("Most page requests in flight at once while listing, 1 to %d. Defaults to %d. ", MaxParallelRequestsLimit, client.DefaultMaxParallelRequests) +
+				MarkdownDescription: fmt.Sprintf("Most page requests in flight at once while listing, 1 to %d. Defaults to %d. ", maxParallelRequestsLimit, client.DefaultMaxParallelRequests) +
 					"The provider halves its parallelism on its own when the service answers `429 Too Many Requests` and grows it back slowly, so the default also works on stores with low rate limits.",
-				Validators: []validator.Int64{int64validator.Between(1, MaxParallelRequestsLimit)},
+				Validators: []validator.Int64{int64validator.Between(1, maxParallelRequestsLimit)},
 			},
 			"rate_limit": schema.Float64Attribute{
 				Optional: true,
-				MarkdownDescription: "Hard ceiling on requests per second from this provider to the store, token requests included, shared by every data source of the run. Falls back to `" + EnvRateLimit + "`. " +
+				MarkdownDescription: "Hard ceiling on requests per second from this provider to the store, token requests included, shared by every data source of the run. Falls back to `" + envRateLimit + "`. " +
 					"Unset, the provider lists as fast as `max_parallel_requests` allows until the store answers `429`, then paces all its requests a little below the rate the store accepted, and climbs back while it accepts more. " +
 					"Set it below the store's limit (25 requests/s on a development store, 100 on a production one) to leave room for the storefront, e.g. `10` on a development store.",
 				Validators: []validator.Float64{float64validator.AtLeast(0.01)},
@@ -135,7 +128,7 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"cache_dir": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Folder for an encrypted cache of list results, so that a later plan asks the store only what changed since the last one (see " +
-					"[Reads a plan pays once](#reads-a-plan-pays-once)). Falls back to `" + EnvCacheDir + "`; off when neither is set. " +
+					"[Reads a plan pays once](#reads-a-plan-pays-once)). Falls back to `" + envCacheDir + "`; off when neither is set. " +
 					"Created owner-only (0700) if missing; a folder other users can read or write is refused. Entries are encrypted with a key derived from the client secret and kept at most " +
 					cacheMaxAgeText + ". Delete the folder to clear it.",
 			},
@@ -155,7 +148,7 @@ func (p *commerceProvider) ValidateConfig(ctx context.Context, req provider.Vali
 		attr string
 		env  string
 		val  types.String
-	}{{"base_url", EnvBaseURL, cfg.BaseURL}, {"auth_url", EnvAuthURL, cfg.AuthURL}} {
+	}{{"base_url", envBaseURL, cfg.BaseURL}, {"auth_url", envAuthURL, cfg.AuthURL}} {
 		if u.val.IsNull() || u.val.IsUnknown() {
 			continue
 		}
@@ -187,13 +180,14 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if diags.HasError() {
 		return
 	}
+	lopts.Snapshots, diags = openCache(ctx, cfg.CacheDir, s)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
 	c, err := newService(ccfg, lopts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
-		return
-	}
-	resp.Diagnostics.Append(c.openCache(ctx, cfg.CacheDir, s)...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	// Fetch the token now, while Terraform is still busy elsewhere, so that
@@ -261,7 +255,7 @@ func (p *commerceProvider) serviceConfig(cfg providerModel, s settings, terrafor
 // validator sees; 0 means no ceiling.
 func rateLimit(v types.Float64) (float64, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	env := os.Getenv(EnvRateLimit)
+	env := os.Getenv(envRateLimit)
 	switch {
 	case !v.IsNull():
 		return v.ValueFloat64(), diags
@@ -271,7 +265,7 @@ func rateLimit(v types.Float64) (float64, diag.Diagnostics) {
 	limit, err := strconv.ParseFloat(env, 64)
 	if err != nil || limit <= 0 {
 		diags.AddAttributeError(path.Root("rate_limit"), "Invalid rate_limit",
-			fmt.Sprintf("%s=%q is not a positive number of requests per second, e.g. 25. Fix or unset the variable, or set rate_limit in the provider block.", EnvRateLimit, env))
+			fmt.Sprintf("%s=%q is not a positive number of requests per second, e.g. 25. Fix or unset the variable, or set rate_limit in the provider block.", envRateLimit, env))
 	}
 	return limit, diags
 }
@@ -300,10 +294,10 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 		}
 		return val
 	}
-	s.clientID = pick("client_id", EnvClientID, cfg.ClientID, true)
-	s.clientSecret = pick("client_secret", EnvClientSecret, cfg.ClientSecret, true)
-	s.baseURL = pick("base_url", EnvBaseURL, cfg.BaseURL, true)
-	s.authURL = pick("auth_url", EnvAuthURL, cfg.AuthURL, false)
+	s.clientID = pick("client_id", envClientID, cfg.ClientID, true)
+	s.clientSecret = pick("client_secret", envClientSecret, cfg.ClientSecret, true)
+	s.baseURL = pick("base_url", envBaseURL, cfg.BaseURL, true)
+	s.authURL = pick("auth_url", envAuthURL, cfg.AuthURL, false)
 	if resp.Diagnostics.HasError() {
 		return s, false
 	}
@@ -315,9 +309,9 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 		}
 		return norm
 	}
-	s.baseURL = checkURL("base_url", EnvBaseURL, s.baseURL)
+	s.baseURL = checkURL("base_url", envBaseURL, s.baseURL)
 	if s.authURL != "" {
-		s.authURL = checkURL("auth_url", EnvAuthURL, s.authURL)
+		s.authURL = checkURL("auth_url", envAuthURL, s.authURL)
 		if base, auth := hostOf(s.baseURL), hostOf(s.authURL); base != "" && auth != "" && base != auth {
 			resp.Diagnostics.AddAttributeWarning(path.Root("auth_url"), "auth_url is on another host",
 				fmt.Sprintf("The client secret is sent to %s, while resources are read from %s. Make sure both belong to your service.", auth, base))
@@ -347,12 +341,12 @@ func (p *commerceProvider) Resources(context.Context) []func() resource.Resource
 // EphemeralResources are read by Terraform 1.10 and later (OpenTofu 1.11);
 // older CLIs never ask for them.
 func (p *commerceProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
-	return []func() ephemeral.EphemeralResource{NewAccessTokenEphemeralResource}
+	return []func() ephemeral.EphemeralResource{newAccessTokenEphemeralResource}
 }
 
 func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewOrdersDataSource, NewFilesDataSource, NewAccountsDataSource, NewListDataSource,
-		NewOrderDataSource, NewFileDataSource, NewAccountDataSource, NewRecordDataSource,
+		newOrdersDataSource, newFilesDataSource, newAccountsDataSource, newListDataSource,
+		newOrderDataSource, newFileDataSource, newAccountDataSource, newRecordDataSource,
 	}
 }

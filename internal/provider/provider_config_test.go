@@ -31,25 +31,25 @@ func TestResolve(t *testing.T) {
 		{"attributes", nil, func(m *providerModel) {
 			m.ClientID, m.ClientSecret, m.BaseURL = types.StringValue("id"), types.StringValue("secret"), types.StringValue("https://api.example.com/")
 		}, settings{"id", "secret", "https://api.example.com", ""}, nil},
-		{"environment", map[string]string{EnvClientID: "env-id", EnvClientSecret: "env-secret", EnvBaseURL: "http://127.0.0.1:8080", EnvAuthURL: "http://127.0.0.1:8080"},
+		{"environment", map[string]string{envClientID: "env-id", envClientSecret: "env-secret", envBaseURL: "http://127.0.0.1:8080", envAuthURL: "http://127.0.0.1:8080"},
 			nil, settings{"env-id", "env-secret", "http://127.0.0.1:8080", "http://127.0.0.1:8080"}, nil},
-		{"attribute wins over environment", map[string]string{EnvClientID: "env-id", EnvClientSecret: "s", EnvBaseURL: "https://api.example.com"},
+		{"attribute wins over environment", map[string]string{envClientID: "env-id", envClientSecret: "s", envBaseURL: "https://api.example.com"},
 			func(m *providerModel) { m.ClientID = types.StringValue("id") }, settings{"id", "s", "https://api.example.com", ""}, nil},
 		{"missing", nil, nil, settings{}, []wantDiag{
 			errorAt("client_id", "Missing client_id", `Set client_id in the provider "commerce" block, or set the COMMERCE_CLIENT_ID environment variable.`),
 			errorAt("client_secret", "Missing client_secret", "COMMERCE_CLIENT_SECRET"),
 			errorAt("base_url", "Missing base_url", "COMMERCE_BASE_URL"),
 		}},
-		{"empty and unknown", map[string]string{EnvBaseURL: "https://api.example.com"}, func(m *providerModel) {
+		{"empty and unknown", map[string]string{envBaseURL: "https://api.example.com"}, func(m *providerModel) {
 			m.ClientID, m.ClientSecret = types.StringValue(""), types.StringUnknown()
 		}, settings{}, []wantDiag{
 			errorAt("client_id", "Empty client_id", "remove it and set the COMMERCE_CLIENT_ID environment variable"),
 			errorAt("client_secret", "Unknown client_secret", "only known after apply", "COMMERCE_CLIENT_SECRET"),
 		}},
-		{"plain http to another host", map[string]string{EnvClientID: "i", EnvClientSecret: "s"}, func(m *providerModel) {
+		{"plain http to another host", map[string]string{envClientID: "i", envClientSecret: "s"}, func(m *providerModel) {
 			m.BaseURL = types.StringValue("http://api.example.com")
 		}, settings{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the provider block or COMMERCE_BASE_URL)")}},
-		{"auth_url on another host", map[string]string{EnvClientID: "i", EnvClientSecret: "s", EnvBaseURL: "https://api.example.com"}, func(m *providerModel) {
+		{"auth_url on another host", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "https://api.example.com"}, func(m *providerModel) {
 			m.AuthURL = types.StringValue("https://auth.example.net")
 		}, settings{"i", "s", "https://api.example.com", "https://auth.example.net"}, []wantDiag{
 			warningAt("auth_url", "auth_url is on another host", "The client secret is sent to auth.example.net, while resources are read from api.example.com."),
@@ -130,7 +130,7 @@ func TestRateLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(EnvRateLimit, tc.env)
+			t.Setenv(envRateLimit, tc.env)
 			got, diags := rateLimit(tc.attr)
 			checkDiags(t, diags, tc.diags...)
 			if !diags.HasError() && got != tc.want {

@@ -38,7 +38,7 @@ provider "commerce" {
 }
 
 func clearEnv(t *testing.T) {
-	for _, env := range []string{EnvClientID, EnvClientSecret, EnvBaseURL, EnvAuthURL, EnvRateLimit} {
+	for _, env := range []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit} {
 		t.Setenv(env, "")
 	}
 }
@@ -174,9 +174,9 @@ provider "commerce" {
 func TestAccProviderEnvFallback(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
 	clearEnv(t)
-	t.Setenv(EnvBaseURL, srv.URL())
-	t.Setenv(EnvClientID, emulator.DefaultClientID)
-	t.Setenv(EnvClientSecret, emulator.DefaultClientSecret)
+	t.Setenv(envBaseURL, srv.URL())
+	t.Setenv(envClientID, emulator.DefaultClientID)
+	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
@@ -198,7 +198,7 @@ func TestAccNoSecretsInLogs(t *testing.T) {
 	clearEnv(t)
 	// The secret comes from the environment, as users are told to do: the
 	// test harness itself logs the configuration text.
-	t.Setenv(EnvClientSecret, "s3cr3t-value-that-must-not-leak")
+	t.Setenv(envClientSecret, "s3cr3t-value-that-must-not-leak")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{

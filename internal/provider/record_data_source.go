@@ -30,8 +30,8 @@ var (
 	_ datasource.DataSourceWithConfigValidators = (*recordDataSource)(nil)
 )
 
-// NewRecordDataSource is commerce_record.
-func NewRecordDataSource() datasource.DataSource { return &recordDataSource{} }
+// newRecordDataSource is commerce_record.
+func newRecordDataSource() datasource.DataSource { return &recordDataSource{} }
 
 func (d *recordDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_record"
@@ -158,13 +158,8 @@ func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commer
 	if diags := checkFilterText(path.Root("filter"), expr, rules, example); diags.HasError() {
 		return commerce.Generic{}, diags
 	}
-	var found []commerce.Generic
-	// Two are enough to tell one match from several; total counts the rest.
-	stats, _, err := list(ctx, d.client, commerce.GenericKind(r), listing.Query{Filter: expr, MaxResults: 2, IncludeJSON: true},
-		func(g commerce.Generic) error { found = append(found, g); return nil })
-	if err != nil {
-		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the record of %s with the filter %s", p, expr), err)}
-	}
 	r.Singular = "record"
-	return onlyMatch(r, "filter", expr, "the filter "+expr, fmt.Sprintf("commerce_list with path = %q", p), found, stats.Total)
+	return findOne(ctx, d.client, commerce.GenericKind(r), search{
+		endpoint: r, attr: "filter", expr: expr, searched: "the filter " + expr, lister: fmt.Sprintf("commerce_list with path = %q", p),
+	}, true)
 }

@@ -4,50 +4,45 @@ import (
 	"math/big"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// field is one typed attribute of a record as Terraform sees it, with the
-// getter that reads it from a record. Declaring both together keeps the
-// schema and the state from drifting apart. Exactly one getter is set, the
-// one of typ; the state is built from it either as a Terraform value (value)
-// or straight as msgpack (encode, see state_encoder.go).
+// field is one typed attribute of a record as Terraform sees it: its
+// name and getter, from which the state is written (liststate.Field), and
+// its description. Declaring them together keeps the schema and the state
+// from drifting apart.
 type field[T commerce.Record] struct {
-	name        string
+	liststate.Field[T]
 	description string
-	typ         attr.Type // types.StringType, types.Int64Type or types.BoolType
-	str         func(T) string
-	num         func(T) *int64
-	flag        func(T) *bool
 }
 
 // stringField is a string attribute; the service's empty string is null.
 func stringField[T commerce.Record](name, description string, get func(T) string) field[T] {
-	return field[T]{name: name, description: description, typ: types.StringType, str: get}
+	return field[T]{Field: liststate.Field[T]{Name: name, String: get}, description: description}
 }
 
 // int64Field is a whole-number attribute; a nil value is null.
 func int64Field[T commerce.Record](name, description string, get func(T) *int64) field[T] {
-	return field[T]{name: name, description: description, typ: types.Int64Type, num: get}
+	return field[T]{Field: liststate.Field[T]{Name: name, Int: get}, description: description}
 }
 
 // boolField is a boolean attribute; a nil value is null.
 func boolField[T commerce.Record](name, description string, get func(T) *bool) field[T] {
-	return field[T]{name: name, description: description, typ: types.BoolType, flag: get}
+	return field[T]{Field: liststate.Field[T]{Name: name, Bool: get}, description: description}
 }
 
-// value is the attribute of rec as a Terraform value.
+// value is the attribute of rec as a Terraform value, for the
+// single-record data sources, which the framework reads.
 func (f field[T]) value(rec T) tftypes.Value {
 	switch {
-	case f.num != nil:
-		return tfInt64(f.num(rec))
-	case f.flag != nil:
-		return tfBool(f.flag(rec))
+	case f.Int != nil:
+		return tfInt64(f.Int(rec))
+	case f.Bool != nil:
+		return tfBool(f.Bool(rec))
 	}
-	return tfString(f.str(rec))
+	return tfString(f.String(rec))
 }
 
 // recordFields are the attributes every record has, then the given ones.
@@ -77,7 +72,17 @@ type recordType[T commerce.Record] struct {
 	example string
 }
 
-const jsonField = "json"
+const jsonField = liststate.JSONAttribute
+
+// stateFields are the fields as the list data sources' state writer takes
+// them.
+func (rt recordType[T]) stateFields() []liststate.Field[T] {
+	out := make([]liststate.Field[T], len(rt.fields))
+	for i, f := range rt.fields {
+		out[i] = f.Field
+	}
+	return out
+}
 
 func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]schema.Attribute {
 	out := map[string]schema.Attribute{
@@ -87,14 +92,14 @@ func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]sc
 		},
 	}
 	for _, f := range rt.fields {
-		opt := optional[f.name]
-		switch f.typ {
-		case types.Int64Type:
-			out[f.name] = schema.Int64Attribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
-		case types.BoolType:
-			out[f.name] = schema.BoolAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+		opt := optional[f.Name]
+		switch {
+		case f.Int != nil:
+			out[f.Name] = schema.Int64Attribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+		case f.Bool != nil:
+			out[f.Name] = schema.BoolAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
 		default:
-			out[f.name] = schema.StringAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+			out[f.Name] = schema.StringAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
 		}
 	}
 	return out
@@ -107,7 +112,7 @@ func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]sc
 func (rt recordType[T]) tfValues(rec T, includeJSON bool) map[string]tftypes.Value {
 	vals := make(map[string]tftypes.Value, len(rt.fields)+1)
 	for _, f := range rt.fields {
-		vals[f.name] = f.value(rec)
+		vals[f.Name] = f.value(rec)
 	}
 	vals[jsonField] = nullString
 	if includeJSON {

@@ -138,7 +138,7 @@ type describedRecordType struct {
 func describe[T commerce.Record](name string, rt recordType[T], sample T) describedRecordType {
 	d := describedRecordType{name: name, lookupKeys: rt.lookupKeys, attrs: rt.schemaAttributes(nil), values: rt.tfValues(sample, true)}
 	for _, f := range rt.fields {
-		d.fields = append(d.fields, f.name)
+		d.fields = append(d.fields, f.Name)
 	}
 	return d
 }

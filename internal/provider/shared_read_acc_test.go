@@ -35,9 +35,9 @@ func TestAccSixInstancesShareOneListing(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000})
 	want := expected(t, srv, "accounts", "", "created_at")
 	clearEnv(t)
-	t.Setenv(EnvBaseURL, srv.URL())
-	t.Setenv(EnvClientID, emulator.DefaultClientID)
-	t.Setenv(EnvClientSecret, emulator.DefaultClientSecret)
+	t.Setenv(envBaseURL, srv.URL())
+	t.Setenv(envClientID, emulator.DefaultClientID)
+	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
 
 	requests := func(teams int) int {
 		srv.ResetStats()
@@ -73,13 +73,14 @@ output "ids" {
 	}
 }
 
-// A data source that depends on a write made while an identical read is
-// listing sees the write: it arrives after that listing started, so it
-// gets a listing of its own. In the apply step below, "before" starts
-// listing once "first" exists; "second" is created meanwhile, and "after",
-// which depends on it, is read while "before" still waits for its
-// answer. Were "after" served by "before", it would miss the second
-// account.
+// A data source that depends on a write made while a read of the same
+// listing is under way sees the write: it arrives after that listing
+// started, so it gets a listing of its own. In the apply step below,
+// "before" starts listing once "first" exists; "second" is created
+// meanwhile, and "after", which depends on it and needs the same listing
+// (it keeps the records, "before" only the ids), is read while "before"
+// still waits for its answer. Were "after" served by "before", it would
+// miss the second account.
 func TestAccReadAfterWriteIsNotServedByAnEarlierRead(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 50})
 	// The first listing's answer (one page) is held for 800 ms once the
@@ -115,8 +116,7 @@ resource "commercetest_account" "second" {
 }
 
 data "commerce_accounts" "after" {
-  include_records = false
-  depends_on      = [commercetest_account.second]
+  depends_on = [commercetest_account.second]
 }
 `
 	tfresource.Test(t, tfresource.TestCase{

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,20 +16,29 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
-// Two identical reads at once: one listing, the same state for both, and
-// the read that was served by the other says so at DEBUG. A read with
-// another filter lists on its own.
-func TestIdenticalReadsShareOneListing(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{Accounts: 450})
+// Reads that need one listing share it, whatever each keeps: four
+// commerce_accounts with one filter (plain, with JSON, ids only, and the
+// first 7 of the same order) cost about one listing, and each gets the
+// state it gets alone. A read in another order, or with another filter,
+// lists on its own; the reads served by another's listing say so at
+// DEBUG.
+func TestReadsOfOneListingShareIt(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
 	p := serveInProcess(t, srv)
 	var logs syncBuffer
 	ctx := tflogtest.RootLogger(t.Context(), &logs)
 	typ := p.dataSourceType(t, "commerce_accounts")
-	read := func(filter string) []byte {
-		set := map[string]tftypes.Value{}
-		if filter != "" {
-			set["filter"] = tftypes.NewValue(tftypes.String, filter)
-		}
+	filter := tftypes.NewValue(tftypes.String, "ge(created_at,2024-01-01T00:00:00Z)")
+	same := []map[string]tftypes.Value{
+		{"filter": filter},
+		{"filter": filter, "include_json": tftypes.NewValue(tftypes.Bool, true)},
+		{"filter": filter, "include_records": tftypes.NewValue(tftypes.Bool, false)},
+		{"filter": filter, "max_results": tftypes.NewValue(tftypes.Number, 7)},
+	}
+	other := []map[string]tftypes.Value{
+		{"filter": filter, "sort": tftypes.NewValue(tftypes.String, "-created_at"), "max_results": tftypes.NewValue(tftypes.Number, 7)},
+	}
+	read := func(set map[string]tftypes.Value) []byte {
 		resp, err := p.server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "commerce_accounts", Config: dynamicValue(t, nullObject(typ, set))})
 		if err != nil {
 			t.Error(err)
@@ -37,21 +49,83 @@ func TestIdenticalReadsShareOneListing(t *testing.T) {
 		}
 		return resp.State.MsgPack
 	}
+	reads := append(same, other...)
+	alone := make([][]byte, len(reads))
+	costs := make([]int, len(reads))
+	for i, set := range reads {
+		srv.ResetStats()
+		alone[i] = read(set)
+		costs[i] = srv.Stats().ListRequests["accounts"]
+	}
+	logs.Reset()
 	srv.ResetStats()
-	states := make([][]byte, 3)
+	together := make([][]byte, len(reads))
 	var wg sync.WaitGroup
-	for i, filter := range []string{"", "", "like(name,A*)"} {
-		wg.Go(func() { states[i] = read(filter) })
+	for i, set := range reads {
+		wg.Go(func() { together[i] = read(set) })
 	}
 	wg.Wait()
-	if string(states[0]) != string(states[1]) {
-		t.Error("the two identical reads got different states")
+	for i := range reads {
+		if !bytes.Equal(together[i], alone[i]) {
+			t.Errorf("read %d (%v): its state read together differs from its state read alone", i, reads[i])
+		}
 	}
-	// 450 accounts take 5 pages; the filtered read at least one more.
-	if got := srv.Stats().ListRequests["accounts"]; got < 6 || got > 7 {
-		t.Errorf("%d list requests, want the 5 of one listing and the filtered read's own", got)
+	one, sent := costs[0], srv.Stats().ListRequests["accounts"]
+	t.Logf("list requests: %d for one read, %v alone, %d for the %d read together (%.2fx one)", one, costs, sent, len(reads), float64(sent)/float64(one))
+	// The first 7 in another order take a page of their own.
+	if want := one + costs[len(reads)-1]; sent != want {
+		t.Errorf("%d list requests, want %d: one listing for the four, one for the other order", sent, want)
 	}
-	if n := strings.Count(logs.String(), "served by an identical read"); n != 1 {
-		t.Errorf("%d DEBUG lines say a read was served by another, want 1:\n%s", n, grepLines(logs.String(), "served"))
+	if float64(sent) > 1.2*float64(one) {
+		t.Errorf("%d list requests, more than 1.2x one listing's %d", sent, one)
+	}
+	if n := strings.Count(logs.String(), "served by another read's listing"); n != len(same)-1 {
+		t.Errorf("%d DEBUG lines say a read was served by another's listing, want %d:\n%s", n, len(same)-1, grepLines(logs.String(), "served"))
+	}
+}
+
+// 4,000 account ids in one where in(): parts of whole pages, so the read
+// costs the 40 pages its records fill, exact and in order, and its warning
+// says how many parts and requests it took.
+func TestLongInWarnsWithTheRequestsItTook(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5000, Orders: -1, Files: -1})
+	p := serveInProcess(t, srv)
+	values := make([]tftypes.Value, 4000)
+	chosen := map[string]bool{}
+	for i, a := range srv.Accounts()[:len(values)] {
+		values[i] = tftypes.NewValue(tftypes.String, a.ID)
+		chosen[a.ID] = true
+	}
+	srv.ResetStats()
+	resp := p.readResponse(t, "commerce_accounts", map[string]tftypes.Value{"where": whereIn("id", values), "include_records": tftypes.NewValue(tftypes.Bool, false)})
+	sent := srv.Stats().ListRequests["accounts"]
+	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityWarning {
+		t.Fatalf("diagnostics %v, want one warning", resp.Diagnostics)
+	}
+	d := resp.Diagnostics[0]
+	for _, want := range []string{"in(id,…) has 4000 values", "in 20 parts", "a whole number of pages", fmt.Sprintf("%d list requests", sent)} {
+		if !strings.Contains(d.Detail, want) {
+			t.Errorf("the warning lacks %q: %s", want, d.Detail)
+		}
+	}
+	var want []string
+	for _, id := range expected(t, srv, "accounts", "", "created_at") {
+		if chosen[id] {
+			want = append(want, id)
+		}
+	}
+	v, err := resp.State.Unmarshal(p.dataSourceType(t, "commerce_accounts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, attrs["ids"]); !slices.Equal(got, want) {
+		t.Errorf("%d ids, want the 4000 in order", len(got))
+	}
+	if sent > 2*20+4 {
+		t.Errorf("%d list requests for 20 parts, want at most 44", sent)
 	}
 }

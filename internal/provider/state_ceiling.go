@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // maxStateBytes is the most state one read may give Terraform: its plugin
@@ -14,30 +16,19 @@ import (
 // A variable, so that tests can lower it.
 var maxStateBytes = 256<<20 - 64<<10
 
-// stateTooLargeError stops a listing whose state has passed maxStateBytes:
-// no further request can make it fit, so the collector ends the listing at
-// once, and the read fails saying what to change.
-type stateTooLargeError struct {
-	listed    int // records written to the state so far
-	bytes     int // the state's size so far
-	idBytes   int // of which the ids list
-	jsonBytes int // of which the records' JSON (include_json)
-}
-
-func (e *stateTooLargeError) Error() string {
-	return fmt.Sprintf("the state passed %s after %d records", mib(e.bytes), e.listed)
-}
-
 // stateTooLargeDiagnostic says how large the read got, against what limit,
 // and the changes that shrink it, largest effect first.
-func stateTooLargeDiagnostic(dataSource, noun string, e *stateTooLargeError, total int, in listInputs) diag.Diagnostic {
+// A state past it is a liststate.TooLargeError: no further request can
+// make it fit, so the collector ends the listing at once, and the read
+// fails saying what to change.
+func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, total int, in listInputs) diag.Diagnostic {
 	var fixes []string
-	perRecord := float64(e.bytes) / float64(max(e.listed, 1))
-	if in.IncludeJSON.ValueBool() && e.jsonBytes > 0 {
-		fixes = append(fixes, fmt.Sprintf("`include_json = false`: the records' JSON is %d%% of the state so far", 100*e.jsonBytes/e.bytes))
+	perRecord := float64(e.Bytes) / float64(max(e.Listed, 1))
+	if in.IncludeJSON.ValueBool() && e.JSONBytes > 0 {
+		fixes = append(fixes, fmt.Sprintf("`include_json = false`: the records' JSON is %d%% of the state so far", 100*e.JSONBytes/e.Bytes))
 	}
 	if in.includeRecords() {
-		ids := float64(e.idBytes) / float64(max(e.listed, 1)) * float64(max(total, e.listed))
+		ids := float64(e.IDBytes) / float64(max(e.Listed, 1)) * float64(max(total, e.Listed))
 		fixes = append(fixes, fmt.Sprintf("`include_records = false`: the ids alone of all %d %s take about %s", total, noun, mib(int(ids))))
 	}
 	fits := int(float64(maxStateBytes) / perRecord * 0.95)
@@ -46,7 +37,7 @@ func stateTooLargeDiagnostic(dataSource, noun string, e *stateTooLargeError, tot
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s would hold more state than Terraform can take: its plugin protocol carries at most 256 MiB in one message. "+
 		"%d %s match; after %d of them the state had reached %s (%s bytes, over the limit of %s), so the provider stopped listing and sent no further request.\n\nTo fix it, one of:",
-		dataSource, total, noun, e.listed, mib(e.bytes), thousands(e.bytes), thousands(maxStateBytes))
+		dataSource, total, noun, e.Listed, mib(e.Bytes), thousands(e.Bytes), thousands(maxStateBytes))
 	for i, f := range fixes {
 		fmt.Fprintf(&b, "\n%d. %s", i+1, f)
 	}

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -22,51 +23,6 @@ func tftypesMsgpack(t *testing.T, v tftypes.Value) []byte {
 		t.Fatal(err)
 	}
 	return dv.MsgPack
-}
-
-// The msgpack primitives write what tftypes writes, at every boundary of
-// every form.
-func TestMsgpackPrimitives(t *testing.T) {
-	for _, n := range []int64{0, 1, 127, 128, 255, 256, 65535, 65536, math.MaxUint32, math.MaxUint32 + 1, math.MaxInt64,
-		-1, -32, -33, -128, -129, -32768, -32769, math.MinInt32, math.MinInt32 - 1, math.MinInt64} {
-		if got, want := appendInt(nil, &n), tftypesMsgpack(t, num(n)); !bytes.Equal(got, want) {
-			t.Errorf("int %d: % x, want % x", n, got, want)
-		}
-	}
-	if got, want := appendInt(nil, nil), tftypesMsgpack(t, nullNumber); !bytes.Equal(got, want) {
-		t.Errorf("null number: % x, want % x", got, want)
-	}
-	for _, b := range []*bool{ptr(true), ptr(false), nil} {
-		if got, want := appendBool(nil, b), tftypesMsgpack(t, tfBool(b)); !bytes.Equal(got, want) {
-			t.Errorf("bool %v: % x, want % x", b, got, want)
-		}
-	}
-	for _, n := range []int{0, 1, 31, 32, 255, 256, 65535, 65536} {
-		s := strings.Repeat("é", n/2) + strings.Repeat("x", n%2)
-		if got, want := appendStringOrNil(nil, s), tftypesMsgpack(t, tfString(s)); !bytes.Equal(got, want) {
-			t.Errorf("string of %d bytes: % x..., want % x...", len(s), got[:min(6, len(got))], want[:min(6, len(want))])
-		}
-	}
-	for _, n := range []int{0, 1, 15, 16, 65535, 65536} {
-		elems := make([]tftypes.Value, n)
-		attrs := make(map[string]tftypes.Type, n)
-		vals := make(map[string]tftypes.Value, n)
-		for i := range elems {
-			elems[i] = tftypes.NewValue(tftypes.Bool, nil)
-			if n <= 65536 && i < 20 { // objects of up to 20 attributes suffice
-				k := fmt.Sprintf("a%02d", i)
-				attrs[k], vals[k] = tftypes.Bool, tftypes.NewValue(tftypes.Bool, nil)
-			}
-		}
-		list := tftypesMsgpack(t, tftypes.NewValue(tftypes.List{ElementType: tftypes.Bool}, elems))
-		if got := appendArrayLen(nil, n); !bytes.HasPrefix(list, got) || len(list) != len(got)+n {
-			t.Errorf("array of %d: header % x, want the first bytes of % x", n, got, list[:min(6, len(list))])
-		}
-		obj := tftypesMsgpack(t, tftypes.NewValue(tftypes.Object{AttributeTypes: attrs}, vals))
-		if got := appendMapLen(nil, len(attrs)); !bytes.HasPrefix(obj, got) {
-			t.Errorf("map of %d: header % x, want the first bytes of % x", len(attrs), got, obj[:min(6, len(obj))])
-		}
-	}
 }
 
 // listSchemaType is the Terraform type of a list data source's schema.
@@ -91,25 +47,25 @@ func directAndFramework[T commerce.Record](t *testing.T, d *typedListDataSource[
 	if err := d.prepareDirect(config.Type()); err != nil {
 		t.Fatal(err)
 	}
-	shape, ok := listStateShapeOf(config.Type(), d.rt.kind.Name)
+	shape, ok := liststate.ShapeOf(config.Type(), d.rt.kind.Name)
 	if !ok {
 		t.Fatal("no state shape")
 	}
-	values := &valueCollector[T]{rt: d.rt, elem: shape.elem, includeJSON: includeJSON, includeRecords: includeRecords}
-	msgpack := &msgpackCollector[T]{enc: d.encoder, includeJSON: includeJSON, includeRecords: includeRecords}
-	for _, sink := range []recordSink[T]{values, msgpack} {
+	values := &valueCollector[T]{rt: d.rt, elem: shape.Element, includeJSON: includeJSON, includeRecords: includeRecords}
+	msgpack := liststate.NewCollector(d.encoder, liststate.Options{IncludeJSON: includeJSON, IncludeRecords: includeRecords, MaxBytes: maxStateBytes})
+	for _, sink := range []listing.Reader[T]{{Emit: values.add, Late: values.addLate}, {Emit: msgpack.Add, Late: msgpack.AddLate}} {
 		for _, rec := range listed {
-			if err := sink.add(rec); err != nil {
+			if err := sink.Emit(rec); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, rec := range late {
-			if err := sink.addLate(rec); err != nil {
+			if err := sink.Late(rec); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	direct, err := msgpack.state(config, d.rt.kind.Name, total, maxResults)
+	direct, err := msgpack.State(config, d.rt.kind.Name, total, maxResults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +199,11 @@ func TestRecordEncoderChecksTheSchema(t *testing.T) {
 		change(attrs)
 		return tftypes.Object{AttributeTypes: attrs}
 	}
-	if _, err := newRecordEncoder(elem, orderType); err != nil {
+	encoderOf := func(elem tftypes.Object) error {
+		_, err := liststate.EncoderFor(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"orders": tftypes.List{ElementType: elem}}}, "orders", orderType.stateFields())
+		return err
+	}
+	if err := encoderOf(elem); err != nil {
 		t.Fatalf("the orders schema: %v", err)
 	}
 	for _, tc := range []struct {
@@ -257,7 +217,7 @@ func TestRecordEncoderChecksTheSchema(t *testing.T) {
 		{"json not a string", with(func(a map[string]tftypes.Type) { a["json"] = tftypes.Bool }), `attribute "json" is tftypes.Bool, not a string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newRecordEncoder(tc.elem, orderType)
+			err := encoderOf(tc.elem)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to say %s", err, tc.want)
 			}

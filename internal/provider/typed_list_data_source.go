@@ -16,6 +16,7 @@ import (
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // typedListDataSource is the one implementation behind commerce_orders,
@@ -25,7 +26,7 @@ type typedListDataSource[T commerce.Record] struct {
 	client *service
 	// encoder writes the records' state for readDirect; set by
 	// prepareDirect, from the schema.
-	encoder recordEncoder[T]
+	encoder liststate.Encoder[T]
 }
 
 var _ datasource.DataSourceWithValidateConfig = (*typedListDataSource[commerce.Order])(nil)
@@ -142,8 +143,11 @@ func (d *typedListDataSource[T]) ValidateConfig(ctx context.Context, req datasou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, diags = in.expression(ctx, &d.rt.kind.Endpoint, d.rt.example, d.rt.kind.Path)
+	expr, known, diags := in.expression(ctx, &d.rt.kind.Endpoint, d.rt.example)
 	resp.Diagnostics.Append(diags...)
+	if known && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(in.checkLength(expr, d.rt.kind.Path, d.rt.kind.DefaultSort)...)
+	}
 }
 
 // target is what every read of the data source lists.
@@ -163,10 +167,13 @@ func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *service, cfg
 }
 
 func (d *typedListDataSource[T]) prepareDirect(typ tftypes.Type) (err error) {
-	d.encoder, err = encoderFor(typ, d.rt.kind.Name, d.rt)
+	d.encoder, err = liststate.EncoderFor(typ, d.rt.kind.Name, d.rt.stateFields())
 	return err
 }
 
+// Read is not where the provider server reads this data source: it
+// answers ReadDataSource itself with readDirect's state (server.go). This
+// adapter serves whoever runs the provider through providerserver alone.
 func (d *typedListDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	readThroughDirect(ctx, d, d.client, req, resp)
 }

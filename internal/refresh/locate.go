@@ -1,8 +1,9 @@
-package listing
+package refresh
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,15 +25,51 @@ import (
 // while the counts it needs, added to the requests already spent and to
 // the reads still possible, stay within that budget; a range proven equal
 // frees the reads it would have taken. When even the first split does not
-// fit, a full read is cheaper (a notProvable).
+// fit, a full read is cheaper (a NotProvable).
 func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, error) {
-	ps := rf.e.pageSize
-	createdKey := keyFor(rf.kind.Endpoint, "created_at")
+	sorted, keys, err := byCreatedAt(known)
+	if err != nil {
+		return nil, err
+	}
+	l := &locator[T]{rf: rf, sorted: sorted, keys: keys, ps: rf.PageSize}
+	// A full read now costs the pages of what matches now.
+	full := pagesFor(total, l.ps)
+	l.budget = full + max(1, full/20)
+	top := createdRange{lo: 0, hi: len(sorted), count: total}
+	l.reads = top.readCost(l.ps)
+	if !l.split(ctx, top) {
+		return nil, NotProvable{"locating what was deleted would cost more than a full read"}
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	for len(l.pending) > 0 {
+		if err := l.round(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var out []T
+	for _, part := range l.done {
+		out = append(out, part.recs...)
+	}
+	if len(out) != total {
+		return nil, NotProvable{"records were written while the cache was refreshed"}
+	}
+	return out, nil
+}
+
+// byCreatedAt is known sorted by created_at, ties by id, with each
+// record's created_at as filters take it.
+func byCreatedAt[T commerce.Record](known []T) ([]T, []string, error) {
 	keys := make([]string, len(known))
 	for i, rec := range known {
-		k, err := keyOf(createdKey, rec)
+		v, ok := rec.SortValue("created_at")
+		if !ok || v == "" {
+			return nil, nil, NotProvable{fmt.Sprintf("record %s has no created_at to locate deletes by", rec.RecordID())}
+		}
+		k, err := timestampKey(v)
 		if err != nil {
-			return nil, notProvable{err.Error()}
+			return nil, nil, NotProvable{fmt.Sprintf("record %s: %v", rec.RecordID(), err)}
 		}
 		keys[i] = k
 	}
@@ -51,57 +88,37 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 	for i, j := range order {
 		sorted[i], sortedKeys[i] = known[j], keys[j]
 	}
-
-	l := &locator[T]{rf: rf, keys: sortedKeys, ps: ps}
-	// A full read now costs the pages of what matches now.
-	full := pagesFor(total, ps)
-	l.budget = full + max(1, full/20)
-	top := createdRange{lo: 0, hi: len(sorted), count: total}
-	l.reads = top.readCost(ps)
-	if !l.split(ctx, top) {
-		return nil, notProvable{"locating what was deleted would cost more than a full read"}
-	}
-	if l.err != nil {
-		return nil, l.err
-	}
-	// In rounds: each range of the round is kept, split (its parts make
-	// the next round) or read; the reads of a round run together.
-	for len(l.pending) > 0 {
-		round := l.pending
-		l.pending = nil
-		var reads []createdRange
-		for _, sp := range round {
-			switch {
-			case sp.count == sp.hi-sp.lo:
-				l.reads -= sp.readCost(ps)
-				l.keep(sp, sorted[sp.lo:sp.hi])
-			case sp.count == 0: // all gone
-				l.reads -= sp.readCost(ps)
-				l.keep(sp, nil)
-			case l.split(ctx, sp):
-				if l.err != nil {
-					return nil, l.err
-				}
-			default:
-				reads = append(reads, sp)
-			}
-		}
-		if err := l.read(ctx, reads); err != nil {
-			return nil, err
-		}
-	}
-	var out []T
-	for _, part := range l.done {
-		out = append(out, part.recs...)
-	}
-	if len(out) != total {
-		return nil, notProvable{"records were written while the cache was refreshed"}
-	}
-	return out, nil
+	return sorted, sortedKeys, nil
 }
 
-// span is known[lo:hi], sorted by created_at, and the service's count of
-// the same created_at range.
+// round decides each pending range: kept when its count equals what is
+// known of it, split when the budget allows, read otherwise; the reads of
+// a round run together, and the parts of its splits make the next round.
+func (l *locator[T]) round(ctx context.Context) error {
+	round := l.pending
+	l.pending = nil
+	var reads []createdRange
+	for _, sp := range round {
+		switch {
+		case sp.count == sp.hi-sp.lo:
+			l.reads -= sp.readCost(l.ps)
+			l.keep(sp, l.sorted[sp.lo:sp.hi])
+		case sp.count == 0: // all gone
+			l.reads -= sp.readCost(l.ps)
+			l.keep(sp, nil)
+		case l.split(ctx, sp):
+			if l.err != nil {
+				return l.err
+			}
+		default:
+			reads = append(reads, sp)
+		}
+	}
+	return l.read(ctx, reads)
+}
+
+// createdRange is sorted[lo:hi], and the service's count of the same
+// created_at range.
 type createdRange struct {
 	lo, hi, count int
 }
@@ -137,12 +154,13 @@ func (l *locator[T]) spent() int { return int(l.rf.spent.Load()) }
 // the service counts in it.
 func (s createdRange) readCost(ps int) int { return pagesFor(s.count, ps) }
 
-// locator is one locate: the ranges still to decide, those decided, and
-// the budget.
+// locator is one locate: the records by created_at, the ranges still to
+// decide, those decided, and the budget.
 type locator[T commerce.Record] struct {
-	rf   *refresher[T]
-	keys []string
-	ps   int
+	rf     *refresher[T]
+	sorted []T
+	keys   []string // sorted's created_at values
+	ps     int
 
 	budget  int            // requests a refresh may spend in all
 	reads   int            // requests the pending ranges may still take to read
@@ -165,35 +183,13 @@ func (l *locator[T]) keep(sp createdRange, recs []T) {
 // created_at changes, counts them and queues them, if the budget allows;
 // it reports whether it did.
 func (l *locator[T]) split(ctx context.Context, sp createdRange) bool {
-	// The counts it costs, and the reads of its parts (whole pages of
-	// each), must fit what is left of the budget.
-	var cuts []int
-	for n := min(8, l.budget-l.spent()-l.reads); n >= 2 && cuts == nil; n-- {
-		c := l.cuts(sp, n)
-		reads := l.reads - sp.readCost(l.ps)
-		for i, lo := range c {
-			hi := sp.hi
-			if i+1 < len(c) {
-				hi = c[i+1]
-			}
-			reads += pagesFor(max(hi-lo, 1), l.ps)
-		}
-		if len(c) >= 2 && l.spent()+len(c)+reads <= l.budget {
-			cuts = c
-		}
-	}
-	if cuts == nil {
+	parts := l.affordableParts(sp)
+	if parts == nil {
 		return false
 	}
-	parts := make([]createdRange, len(cuts))
-	errs := make([]error, len(cuts))
+	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for i, lo := range cuts {
-		hi := sp.hi
-		if i+1 < len(cuts) {
-			hi = cuts[i+1]
-		}
-		parts[i] = createdRange{lo: lo, hi: hi}
+	for i := range parts {
 		expr, err := l.bounded(parts[i])
 		if err != nil {
 			l.err = err
@@ -211,7 +207,7 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange) bool {
 		sum += p.count
 	}
 	if sum != sp.count {
-		l.err = notProvable{"records were written while the cache was refreshed"}
+		l.err = NotProvable{"records were written while the cache was refreshed"}
 		return true
 	}
 	l.reads -= sp.readCost(l.ps)
@@ -220,6 +216,32 @@ func (l *locator[T]) split(ctx context.Context, sp createdRange) bool {
 	}
 	l.pending = append(l.pending, parts...)
 	return true
+}
+
+// affordableParts are the most parts, up to 8, that sp splits into while
+// the counts they cost and the reads of the parts (whole pages of each)
+// fit what is left of the budget; nil when not even two do.
+func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
+	for n := min(8, l.budget-l.spent()-l.reads); n >= 2; n-- {
+		cuts := l.cuts(sp, n)
+		if len(cuts) < 2 {
+			continue
+		}
+		parts := make([]createdRange, len(cuts))
+		reads := l.reads - sp.readCost(l.ps)
+		for i, lo := range cuts {
+			hi := sp.hi
+			if i+1 < len(cuts) {
+				hi = cuts[i+1]
+			}
+			parts[i] = createdRange{lo: lo, hi: hi}
+			reads += pagesFor(max(hi-lo, 1), l.ps)
+		}
+		if l.spent()+len(cuts)+reads <= l.budget {
+			return parts
+		}
+	}
+	return nil
 }
 
 // cuts are the first indexes of up to n parts of sp, each a whole number
@@ -256,9 +278,9 @@ func (l *locator[T]) bounded(sp createdRange) (string, error) {
 	if sp.hi < len(l.keys) {
 		bounds = append(bounds, filter.NewTerm(filter.Lt, "created_at", l.keys[sp.hi]))
 	}
-	expr, err := l.rf.r.narrowed(l.rf.base, bounds, "", "a created_at range of the cache's refresh")
+	expr, err := l.rf.Source.Narrow(l.rf.Filter, bounds, "a created_at range of the cache's refresh")
 	if err != nil {
-		return "", notProvable{"no room in the filter for created_at ranges: " + err.Error()}
+		return "", NotProvable{"no room in the filter for created_at ranges: " + err.Error()}
 	}
 	return expr, nil
 }

@@ -1,7 +1,6 @@
-package listing
+package refresh
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,8 +11,8 @@ import (
 )
 
 // Snapshot is what the engine keeps of a listing so that a later listing
-// of the same query can ask the service only what changed since
-// (ListCached). Where it is kept is the caller's business: it marshals to
+// of the same query can ask the service only what changed since (Run).
+// Where it is kept is the engine's caller's business: it marshals to
 // bytes.
 type Snapshot struct {
 	// Records are the records' JSON as the service sent them.
@@ -111,16 +110,16 @@ func (d *decoder) bytes() []byte {
 	return v
 }
 
-// snapshotter collects the snapshot of a listing as its records go by.
-type snapshotter struct {
+// Recorder collects the snapshot of a listing as its records go by.
+type Recorder struct {
 	snap Snapshot
 	// unusable says why no snapshot can be kept (a record without
 	// updated_at or JSON); the listing goes on regardless.
 	unusable string
 }
 
-// add keeps rec's JSON and moves the high-water mark.
-func (s *snapshotter) add(rec commerce.Record) {
+// Add keeps rec's JSON and moves the high-water mark.
+func (s *Recorder) Add(rec commerce.Record) {
 	if s.unusable != "" {
 		return
 	}
@@ -141,22 +140,20 @@ func (s *snapshotter) add(rec commerce.Record) {
 	}
 }
 
-// finish is the snapshot of a listing of q on resource that started at
-// start, or nil, said at INFO, when a record lacked what a refresh needs.
-func (s *snapshotter) finish(ctx context.Context, e *Engine, resource string, q Query, start time.Time) *Snapshot {
+// Finish is the snapshot of a listing that took took, cut at
+// createdBefore (normalised; empty for none); or nil and why, when a
+// record lacked what a refresh needs.
+func (s *Recorder) Finish(createdBefore string, took time.Duration) (*Snapshot, string) {
 	if s.unusable != "" {
-		e.log.Info(ctx, "cache: not kept", map[string]any{"resource": resource, "reason": s.unusable})
-		return nil
+		return nil, s.unusable
 	}
-	s.snap.Took = time.Since(start)
-	if !q.CreatedBefore.IsZero() {
-		s.snap.CreatedBefore = filter.FormatTimestamp(q.CreatedBefore)
-	}
-	return &s.snap
+	s.snap.Took = took
+	s.snap.CreatedBefore = createdBefore
+	return &s.snap, ""
 }
 
-// timestampKey is an ISO 8601 timestamp as keyset filters and
-// comparisons take it (see keyOf).
+// timestampKey is an ISO 8601 timestamp as filters take it, to the
+// millisecond, as the listing engine compares them.
 func timestampKey(v string) (string, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {

@@ -1,106 +1,12 @@
-package provider
-
-// Direct state encoding of the list data sources.
-//
-// Terraform receives a data source's state as msgpack. The framework gets
-// there through generic value trees: a tftypes.Value per attribute of every
-// record, copied, walked for semantic equality, compared, then marshalled by
-// reflection. At 60,000 orders that is gigabytes allocated for 30 MB of
-// msgpack. The list data sources instead write each record's msgpack as the
-// listing hands it over, from the record's typed fields, and splice it with
-// the configuration's own values into the state.
-//
-// The schema stays the single definition: the encoder takes its attribute
-// names, order and types from the framework schema's Terraform type and
-// checks each against the record type's field (newRecordEncoder). The bytes
-// are those tftypes would write (same library, same rules: object keys
-// sorted, null for the service's "no value", integers in their smallest
-// form; see msgpack.go); state_encoder_test.go compares the two byte for
-// byte.
+package liststate
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-// recordEncoder writes one record as the msgpack of its state object.
-type recordEncoder[T commerce.Record] struct {
-	// attrs are in the order msgpack objects list their keys: sorted.
-	attrs []attrEncoder[T]
-}
-
-type attrEncoder[T commerce.Record] struct {
-	name  string
-	field *field[T] // nil for json, which depends on include_json
-}
-
-// newRecordEncoder derives the encoder of elem, the Terraform type of one
-// record in the schema, from rt's fields. Every attribute of the schema must
-// have a field of the same type, and every field an attribute: a mismatch is
-// a bug, reported when the provider server starts.
-func newRecordEncoder[T commerce.Record](elem tftypes.Object, rt recordType[T]) (recordEncoder[T], error) {
-	byName := make(map[string]*field[T], len(rt.fields))
-	for i := range rt.fields {
-		byName[rt.fields[i].name] = &rt.fields[i]
-	}
-	names := make([]string, 0, len(elem.AttributeTypes))
-	for name := range elem.AttributeTypes {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var enc recordEncoder[T]
-	for _, name := range names {
-		typ := elem.AttributeTypes[name]
-		if name == jsonField {
-			if !typ.Is(tftypes.String) {
-				return enc, fmt.Errorf("%s: attribute %q is %s, not a string", rt.kind.Name, name, typ)
-			}
-			enc.attrs = append(enc.attrs, attrEncoder[T]{name: name})
-			continue
-		}
-		f, ok := byName[name]
-		if !ok {
-			return enc, fmt.Errorf("%s: attribute %q of the schema has no field", rt.kind.Name, name)
-		}
-		delete(byName, name)
-		if want := f.typ.TerraformType(context.Background()); !typ.Is(want) {
-			return enc, fmt.Errorf("%s: attribute %q is %s in the schema, %s in its field", rt.kind.Name, name, typ, want)
-		}
-		enc.attrs = append(enc.attrs, attrEncoder[T]{name: name, field: f})
-	}
-	for name := range byName {
-		return enc, fmt.Errorf("%s: field %q is not in the schema", rt.kind.Name, name)
-	}
-	return enc, nil
-}
-
-// appendRecord appends rec's state object to dst.
-func (e recordEncoder[T]) appendRecord(dst []byte, rec T, includeJSON bool) []byte {
-	dst = appendMapLen(dst, len(e.attrs))
-	for _, a := range e.attrs {
-		dst = appendString(dst, a.name)
-		switch f := a.field; {
-		case f == nil:
-			if includeJSON {
-				dst = appendString(dst, rec.Base().JSON)
-			} else {
-				dst = append(dst, msgpackNil)
-			}
-		case f.num != nil:
-			dst = appendInt(dst, f.num(rec))
-		case f.flag != nil:
-			dst = appendBool(dst, f.flag(rec))
-		default:
-			dst = appendStringOrNil(dst, f.str(rec))
-		}
-	}
-	return dst
-}
 
 // chunkSize is the unit a chunkWriter grows by: large enough that the
 // chunk list stays short, small enough that the last chunk's slack does not
@@ -158,7 +64,7 @@ func (w *chunkWriter) appendItems(dst []byte, k int) []byte {
 }
 
 // encodedList is one list attribute of the state, written as it was
-// listed: the late items first (see listing.Query.Late), then the others,
+// listed: the late items first (see listing.Reader.Late), then the others,
 // at most limit in all (0: no limit). null makes it a null list.
 type encodedList struct {
 	late, main *chunkWriter

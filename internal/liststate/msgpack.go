@@ -1,4 +1,4 @@
-package provider
+package liststate
 
 // The few msgpack forms a state needs, appended to a byte slice without
 // allocating. Each writes exactly what the msgpack library behind tftypes

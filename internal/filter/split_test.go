@@ -1,0 +1,50 @@
+package filter
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The longest in() is split into the longest parts that fit, whole
+// multiples of align but the last; every other term stays as written.
+func TestSplitIn(t *testing.T) {
+	values := make([]string, 450)
+	for i := range values {
+		values[i] = fmt.Sprintf("v%03d", i)
+	}
+	expr := `eq(name,"a,b"):in(id,` + strings.Join(values, ",") + `):in(status,x,y)`
+	count := func(part string) int { return strings.Count(part, ",v") }
+	fitsLen := len(`eq(name,"a,b"):in(id,` + strings.Join(values[:201], ",") + `):in(status,x,y)`)
+	fits := func(part string) bool { return len(part) <= fitsLen }
+	for _, tc := range []struct {
+		align int
+		want  []int
+	}{{0, []int{201, 201, 48}}, {100, []int{200, 200, 50}}, {300, []int{201, 201, 48}}} {
+		s, err := SplitIn(expr, fits, tc.align)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, p := range s.Parts {
+			if !strings.HasPrefix(p, `eq(name,"a,b"):in(id,`) || !strings.HasSuffix(p, `):in(status,x,y)`) {
+				t.Errorf("part %.40q... lost the other terms", p)
+			}
+			got = append(got, count(p))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || s.Attribute != "id" || s.Values != 450 {
+			t.Errorf("align %d: parts of %v values (%s, %d), want %v", tc.align, got, s.Attribute, s.Values, tc.want)
+		}
+	}
+	for _, bad := range []struct{ expr, want string }{
+		{"eq(name,a)", "no in()"},
+		{"in(id," + strings.Repeat("x,", MaxInValues) + "x)", "splits at most 10000"},
+	} {
+		if _, err := SplitIn(bad.expr, fits, 100); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%.30q: %v, want it to say %q", bad.expr, err, bad.want)
+		}
+	}
+	if _, err := SplitIn(expr, func(string) bool { return false }, 100); err == nil || !strings.Contains(err.Error(), "single value") {
+		t.Errorf("nothing fits: %v", err)
+	}
+}

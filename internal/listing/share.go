@@ -1,0 +1,163 @@
+package listing
+
+// Reads that need one listing share it: the same record type, endpoint,
+// filter, sort and consistency buffer (listingName), whatever
+// each keeps. Terraform reads the data sources of a plan in parallel, so
+// a module that reads "the ids" in one place and "the records" in another
+// asks at once; internal/coalesce gathers such reads for a moment before
+// the listing starts, and admits none once it has sent anything (a read
+// that depends on a write must not get a listing from before it).
+//
+// The listing fetches what its readers need together: every record any of
+// them keeps (the largest max_results, or all), with JSON if any of them
+// keeps it. Each record then goes to every reader that still wants it, in
+// the same order, so that each gets exactly what it would have got alone.
+
+import (
+	"context"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+)
+
+// reader is one read sharing a listing: what it keeps, where its records
+// go, and how it fared. The listing's traversal goroutine writes listed
+// and err; the read looks at them once the listing has ended.
+type reader[T commerce.Record] struct {
+	ctx    context.Context
+	keep   Query
+	to     Reader[T]
+	listed int
+	// err ended this reader's part of the listing (its Emit refused a
+	// record); the listing goes on for the others.
+	err error
+}
+
+// listed is what a listing hands every read that shared it.
+type listed struct {
+	stats listStats
+	err   error
+}
+
+// readersOf are the readers that joined a listing of records of type T
+// (the listing's name includes the type).
+func readersOf[T commerce.Record](joined []any) []*reader[T] {
+	out := make([]*reader[T], 0, len(joined))
+	for _, j := range joined {
+		if r, ok := j.(*reader[T]); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// serve runs the listing the readers need, once, and logs what it cost.
+func (p *readPlan[T]) serve(ctx context.Context, readers []*reader[T]) listed {
+	keep := make([]Query, len(readers))
+	for i, r := range readers {
+		keep[i] = r.keep
+	}
+	q := p.listQuery(keep)
+	ctx, end := p.e.trace(ctx)
+	start := time.Now()
+	st, err := p.run(ctx, q, fanOut(readers))
+	requests, err := end(ctx, p.kind.Endpoint, time.Since(start), err)
+	p.logFinished(ctx, st, requests, len(readers), time.Since(start))
+	return listed{stats: st, err: err}
+}
+
+// run reads the listing: through the cache where the engine has one, else
+// in full.
+func (p *readPlan[T]) run(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+	if p.e.snapshots != nil {
+		return p.readCached(ctx, q, to)
+	}
+	return p.readFull(ctx, q, to)
+}
+
+// readFull lists the plan's filter, or each part of its split in().
+func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+	if p.split.Parts != nil {
+		return listParts(ctx, p, q, to)
+	}
+	return list(ctx, p.e, p.kind, q, to)
+}
+
+// fanOut hands each record to every reader that still wants it: up to
+// its MaxResults, and late records past it (the state keeps the first
+// MaxResults of the late and the others together). A reader whose Emit
+// fails, or whose read gave up, gets no more records; once none is left
+// the listing stops with the first reader's error.
+func fanOut[T commerce.Record](readers []*reader[T]) emitters[T] {
+	deliver := func(rec T, late bool) error {
+		for _, r := range readers {
+			if r.err != nil || r.ctx.Err() != nil {
+				continue
+			}
+			if !late && r.keep.MaxResults > 0 && r.listed >= r.keep.MaxResults {
+				continue
+			}
+			emit := r.to.Emit
+			if late && r.to.Late != nil {
+				emit = r.to.Late
+			}
+			if err := emit(rec); err != nil {
+				r.err = err
+				continue
+			}
+			r.listed++
+		}
+		if !anyLeft(readers) {
+			return firstReaderError(readers)
+		}
+		return nil
+	}
+	return emitters[T]{
+		emit: func(rec T) error { return deliver(rec, false) },
+		late: func(rec T) error { return deliver(rec, true) },
+	}
+}
+
+// anyLeft reports whether a reader still takes records.
+func anyLeft[T commerce.Record](readers []*reader[T]) bool {
+	for _, r := range readers {
+		if r.err == nil && r.ctx.Err() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// firstReaderError is why the readers stopped taking records: the first
+// reader's error, else its read's.
+func firstReaderError[T commerce.Record](readers []*reader[T]) error {
+	for _, r := range readers {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	for _, r := range readers {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logFinished says at INFO what a listing cost and how it was served.
+func (p *readPlan[T]) logFinished(ctx context.Context, st listStats, r Requests, readers int, took time.Duration) {
+	fields := map[string]any{
+		"resource": p.kind.Name, "total": st.Total, "listed": st.Listed, "page_requests": st.Pages,
+		"requests": r.Sent, "retries": r.Retries, "throttled_429": r.Throttled, "budget_per_s": r.BudgetPerSecond,
+		"windows": st.Windows, "strategy": st.Strategy, "readers": readers, "duration_ms": took.Milliseconds(),
+	}
+	if st.Cache != "" {
+		fields["cache"] = st.Cache
+		if st.Cache == cacheRefreshed {
+			fields["changed"], fields["removed"] = st.Changed, st.Removed
+		} else {
+			fields["cache_reason"] = st.CacheReason
+		}
+	}
+	p.e.log.Info(ctx, "listing finished", fields)
+}

@@ -1,0 +1,188 @@
+package listing
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+)
+
+// kept is what one reader got: ids in order, late ones apart, and how
+// many records carried JSON.
+type kept struct {
+	ids, late []string
+	withJSON  int
+	res       Result
+	err       error
+}
+
+// keeper is a Reader that keeps what it gets in k, and fails after
+// failAfter records when that is set.
+func keeper[T commerce.Record](k *kept, failAfter int) Reader[T] {
+	take := func(into *[]string) func(T) error {
+		return func(rec T) error {
+			if failAfter > 0 && len(k.ids)+len(k.late) >= failAfter {
+				return errors.New("this reader had enough")
+			}
+			*into = append(*into, rec.RecordID())
+			if rec.Base().JSON != "" {
+				k.withJSON++
+			}
+			return nil
+		}
+	}
+	return Reader[T]{Emit: take(&k.ids), Late: take(&k.late)}
+}
+
+// readTogether reads every query at once on e, gathering them into one
+// listing where they need one, and returns what each kept.
+func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Query, failAfter []int) []kept {
+	e.reads.Gather = 300 * time.Millisecond // every read joins, however busy the machine
+	defer func() { e.reads.Gather = 0 }()
+	out := make([]kept, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
+		fail := 0
+		if failAfter != nil {
+			fail = failAfter[i]
+		}
+		wg.Go(func() {
+			out[i].res, out[i].err = Read(context.Background(), e, kind, q, keeper[T](&out[i], fail))
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// Reads of one listing that keep different things share it: one listing
+// for all, and each gets the records it gets alone, up to its own limit.
+// The records carry JSON when any reader keeps it; the provider's state
+// writer leaves it out for the readers that did not ask (the provider's
+// TestReadsOfOneListingShareIt compares the states).
+func TestReadsOfOneListingShareIt(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	e := newClient(t, srv)
+	qs := []Query{{}, {IncludeJSON: true}, {MaxResults: 7}, {MaxResults: 250, Sort: "created_at"}}
+	alone := make([]kept, len(qs))
+	srv.ResetStats()
+	for i, q := range qs {
+		alone[i].res, alone[i].err = Read(context.Background(), e, commerce.Accounts, q, keeper[commerce.Account](&alone[i], 0))
+	}
+	separately := srv.Stats().ListRequests["accounts"]
+	srv.ResetStats()
+	together := readTogether(e, commerce.Accounts, qs, nil)
+	sent := srv.Stats().ListRequests["accounts"]
+	t.Logf("list requests: %d read one by one, %d together", separately, sent)
+	if sent != 10 {
+		t.Errorf("%d list requests together, want the 10 of one listing", sent)
+	}
+	shared := 0
+	for i := range qs {
+		got, want := together[i], alone[i]
+		if got.err != nil || !slices.Equal(got.ids, want.ids) || got.res.Total != want.res.Total || got.res.Listed != len(want.ids) {
+			t.Errorf("read %+v: %d ids (total %d, %v), alone %d (total %d)", qs[i], len(got.ids), got.res.Total, got.err, len(want.ids), want.res.Total)
+		}
+		if got.res.Shared {
+			shared++
+		}
+	}
+	if shared != len(qs)-1 {
+		t.Errorf("%d reads say another's listing served them, want %d", shared, len(qs)-1)
+	}
+	if together[1].withJSON != 1000 {
+		t.Errorf("the read that keeps JSON got it with %d records, want 1000", together[1].withJSON)
+	}
+}
+
+// A reader that stops taking records stops only itself: the others get
+// their whole list, and it gets its own error.
+func TestReaderThatFailsLeavesTheOthers(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	e := newClient(t, srv)
+	want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "")
+	got := readTogether(e, commerce.Accounts, []Query{{}, {}, {}}, []int{0, 150, 0})
+	for i, k := range got {
+		switch {
+		case i == 1 && (k.err == nil || !strings.Contains(k.err.Error(), "had enough") || len(k.ids) != 150):
+			t.Errorf("the failing reader: %d ids, %v", len(k.ids), k.err)
+		case i != 1 && (k.err != nil || !slices.Equal(k.ids, want)):
+			t.Errorf("reader %d: %d ids, %v; want all %d", i, len(k.ids), k.err, len(want))
+		}
+	}
+}
+
+// Alone, a reader that stops taking records stops the listing: in its
+// first window, not 120 pages later.
+func TestReaderThatFailsAloneStopsTheListing(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 12000, Orders: -1, Files: -1})
+	e := newClient(t, srv)
+	var k kept
+	_, err := Read(context.Background(), e, commerce.Accounts, Query{}, keeper[commerce.Account](&k, 150))
+	if sent := srv.Stats().ListRequests["accounts"]; err == nil || sent > 100+2 {
+		t.Errorf("the failing reader's listing sent %d requests (%v); want it stopped within its first window of 100 pages", sent, err)
+	}
+}
+
+// A read is planned once, whatever serves it: one plan per read, through
+// the cache and over a split in() too; and the code that reads a sort key
+// or splits an in() runs in the plan alone.
+func TestAReadIsPlannedOnce(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	e := newClient(t, srv)
+	e.snapshots = &memSnapshots{m: map[string][]byte{}}
+	for _, q := range []Query{{}, {}, {Sort: "-updated_at"}, {Filter: longIn(t, srv)}, {Filter: longIn(t, srv), MaxResults: 5}} {
+		before := e.plans.Load()
+		var k kept
+		if _, err := Read(context.Background(), e, commerce.Accounts, q, keeper[commerce.Account](&k, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.plans.Load() - before; n != 1 {
+			t.Errorf("%d plans for one read of %.40q", n, q.Filter)
+		}
+	}
+	for fn, file := range map[string]string{"parseSort": "plan.go", "splitIn": "plan.go"} {
+		if callers := callersOf(t, fn); !slices.Equal(callers, []string{file}) {
+			t.Errorf("%s is called from %v, want %s alone: a read's plan works it out once, the rest of the read takes it from there", fn, callers, file)
+		}
+	}
+}
+
+// callersOf lists the non-test files of the package that call fn.
+func callersOf(t *testing.T, fn string) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var callers []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == fn && !slices.Contains(callers, name) {
+					callers = append(callers, name)
+				}
+			}
+			return true
+		})
+	}
+	return callers
+}

@@ -1,0 +1,29 @@
+// Package provider maps the commerce service onto Terraform: schemas,
+// plan-time validation, one call into the listing engine per read, and
+// diagnostics.
+//
+// The list data sources (commerce_orders, commerce_files,
+// commerce_accounts, commerce_list) are read by the protocol server, not
+// by their Read: NewServer (server.go) answers their ReadDataSource
+// itself, with the state internal/liststate writes as msgpack while the
+// engine hands the records over (list_read.go). Their Read methods are an
+// adapter over the same path, for whoever serves the provider through
+// providerserver alone. Everything else (schemas, validation,
+// configuration, the single-record data sources, the ephemeral
+// commerce_access_token) is the framework's.
+//
+// A list read, from the top:
+//
+//	server.go         ReadDataSource of a list data source
+//	list_read.go      its inputs and timeout (openListRead), what it lists
+//	                  (the data source's target), then readList: the query
+//	                  (list_query.go) handed to listing.Read once, and the
+//	                  state written by a liststate.Collector
+//	diagnostics.go    the engine's and the transport's errors, in the
+//	                  service's words and with a fix
+//
+// service.go builds the transport (internal/client) and the engine
+// (internal/listing) on it; list_cache.go gives the engine the cache
+// folder (internal/cache). The package knows no HTTP: depguard keeps it
+// from net/http, and it maps the typed errors of the layers below.
+package provider
