@@ -15,7 +15,9 @@
 //
 // The work runs on a context of its own: a reader that gives up (its
 // timeout, or Terraform's interrupt) stops waiting without cancelling the
-// others, and the work is cancelled only once every reader has left. Its
+// others, and the work is cancelled only once every reader has left; the
+// last to leave waits for the work to stop and gets what it returned,
+// which says why it stopped better than the reader's context can. Its
 // deadline is the latest of its readers'.
 //
 // golang.org/x/sync/singleflight shares work the same way but admits
@@ -25,6 +27,7 @@ package coalesce
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -66,8 +69,9 @@ type call[J, V any] struct {
 // Do runs fn once for the reads of key that arrive while its call gathers,
 // with every one's joiner, and returns its value to each of them. shared
 // reports whether this read joined a call another read opened. A read
-// whose ctx ends first returns ctx's error and leaves the others waiting;
-// fn still sees its joiner.
+// whose ctx ends first returns ctx's error and leaves the others waiting
+// (fn still sees its joiner); the last reader to leave a started call
+// cancels it and returns fn's value once fn has returned.
 func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, shared bool, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
@@ -100,6 +104,13 @@ func (c *call[J, V]) widen(ctx context.Context) {
 	case c.hasDeadline && d.After(c.deadline):
 		c.deadline = d
 	}
+}
+
+// expiresWith reports whether the work's deadline has passed with ctx's:
+// ctx ended at its deadline, and the work's (the latest of its readers')
+// is no later. Caller holds the lock.
+func (c *call[J, V]) expiresWith(ctx context.Context) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) && c.hasDeadline && !c.deadline.After(time.Now())
 }
 
 // run gathers, closes the call to joiners, and runs fn on a context that
@@ -144,16 +155,27 @@ func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, e
 	}
 	g.mu.Lock()
 	c.readers--
-	if c.readers == 0 {
-		if c.cancel != nil {
-			c.cancel()
-		} else if g.calls[key] == c {
-			// Still gathering: no later read may join a call nobody
-			// waits for; run cancels it before it starts.
-			delete(g.calls, key)
-		}
+	last, started := c.readers == 0, c.cancel != nil
+	switch {
+	case !last:
+	case started && c.expiresWith(ctx):
+		// The work's deadline is this one: it ends by itself, now, and
+		// its context says so (deadline exceeded, not cancelled).
+	case started:
+		c.cancel()
+	case g.calls[key] == c:
+		// Still gathering: no later read may join a call nobody waits
+		// for; run cancels it before it starts.
+		delete(g.calls, key)
 	}
 	g.mu.Unlock()
+	if last && started {
+		// The work stops at once, and it knows better than ctx why it
+		// stopped (a store that throttled it until the time ran out):
+		// the last reader takes its word.
+		<-c.done
+		return c.val, nil
+	}
 	var zero V
 	return zero, ctx.Err()
 }

@@ -237,3 +237,40 @@ func TestWorkSeesEveryJoiner(t *testing.T) {
 		}
 	}
 }
+
+// The last reader to leave a running call waits for the work to stop and
+// gets its word: the work knows why it stopped, the reader's context only
+// that time ran out.
+func TestLastReaderToLeaveGetsTheWorksWord(t *testing.T) {
+	g := &Group[int, string]{Gather: -1}
+	ctx, cancel := context.WithCancel(t.Context())
+	started := make(chan struct{})
+	go func() {
+		<-started
+		cancel()
+	}()
+	v, _, err := g.Do(ctx, "k", 0, func(ctx context.Context, _ []int) string {
+		close(started)
+		<-ctx.Done()
+		return "stopped: the store throttled every request"
+	})
+	if err != nil || v != "stopped: the store throttled every request" {
+		t.Fatalf("got %q, %v; want the work's own word", v, err)
+	}
+}
+
+// A reader that leaves at its deadline, the work's too, leaves the work to
+// end by that deadline: the work's context says the deadline passed, not
+// that it was cancelled, as it would for a read alone.
+func TestWorkEndsByItsDeadlineWithTheLastReaders(t *testing.T) {
+	g := &Group[int, error]{Gather: -1}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	v, _, err := g.Do(ctx, "k", 0, func(ctx context.Context, _ []int) error {
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if err != nil || !errors.Is(v, context.DeadlineExceeded) {
+		t.Fatalf("got %v, %v; want the work's context to have passed its deadline", v, err)
+	}
+}
