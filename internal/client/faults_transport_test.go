@@ -124,6 +124,10 @@ func TestFaultMalformedBody(t *testing.T) {
 func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 	const timeout = 250 * time.Millisecond
 	t.Run("some_slow", func(t *testing.T) {
+		// A second, not the 250 ms below: under the race detector, on a
+		// busy machine, a page of 100 orders can take longer than 250 ms
+		// to answer, and each such answer is (rightly) retried too.
+		const timeout = time.Second
 		srv := emulatortest.Start(t, emulator.Options{Orders: 5000})
 		srv.SetFaults(emulator.FailEveryNth(10, emulator.Fault{Delay: 4 * timeout}))
 		c := newClient(t, srv, func(c *testConfig) { c.RequestTimeout = timeout })
