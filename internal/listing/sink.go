@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/idset"
 )
 
 // sink is where one strategy's records go, each once: the caller's emit
@@ -22,8 +23,8 @@ type sink[T commerce.Record] struct {
 	dropped       int
 	kind          commerce.Endpoint
 
-	seen   map[string]struct{} // ids taken, shared with a catch-up's sink
-	listed int                 // records handed to emit
+	seen   *idset.Set // ids taken, shared with a catch-up's sink
+	listed int        // records handed to emit
 	// firstKey is the sort key (by key) of the first record taken, for
 	// the catch-up; empty until one is.
 	key      sortKey
@@ -48,7 +49,7 @@ type sink[T commerce.Record] struct {
 func (s *sink[T]) deliver(rec T) (done bool, err error) {
 	id := rec.RecordID()
 	if s.seen == nil {
-		// Sized once from results.total: growing a map of 100,000 ids
+		// Sized once from results.total: growing a set of 100,000 ids
 		// step by step allocates it several times over.
 		hint := 0
 		if s.sizeHint != nil {
@@ -57,12 +58,11 @@ func (s *sink[T]) deliver(rec T) (done bool, err error) {
 		if s.limit > 0 {
 			hint = min(hint, s.limit)
 		}
-		s.seen = make(map[string]struct{}, min(hint, 1<<20))
+		s.seen = idset.New(min(hint, 1<<21))
 	}
-	if _, dup := s.seen[id]; dup {
+	if !s.seen.Add(id) {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
-	s.seen[id] = struct{}{}
 	if s.createdBefore != "" {
 		if created, err := keyOf(keyFor(s.kind, "created_at"), rec); err == nil && created >= s.createdBefore {
 			s.dropped++

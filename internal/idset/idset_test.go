@@ -1,0 +1,94 @@
+package idset
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// Each id is in the set once, whatever its shape; a UUID in upper case is
+// another id than in lower case, as the service compares them.
+func TestAddReportsWhatIsNew(t *testing.T) {
+	s := New(4)
+	for _, tc := range []struct {
+		id  string
+		new bool
+	}{
+		{"9f2c1e4a-0b3d-4c5e-8f70-1a2b3c4d5e6f", true},
+		{"9f2c1e4a-0b3d-4c5e-8f70-1a2b3c4d5e6f", false},
+		{"9F2C1E4A-0B3D-4C5E-8F70-1A2B3C4D5E6F", true},
+		{"9F2C1E4A-0B3D-4C5E-8F70-1A2B3C4D5E6F", false},
+		{"9f2c1e4a0b3d4c5e8f701a2b3c4d5e6f", true},
+		{"9f2c1e4a-0b3d-4c5e-8f70-1a2b3c4d5e6g", true},
+		{"order-42", true},
+		{"order-42", false},
+		{"", true},
+		{"", false},
+		{"00000000-0000-0000-0000-000000000000", true},
+		{"00000000-0000-0000-0000-000000000000", false},
+	} {
+		if got := s.Add(tc.id); got != tc.new {
+			t.Errorf("Add(%q) = %v, want %v", tc.id, got, tc.new)
+		}
+	}
+	if s.Len() != 7 {
+		t.Errorf("Len = %d, want 7", s.Len())
+	}
+	var zero Set
+	if !zero.Add("a") || zero.Add("a") || zero.Len() != 1 {
+		t.Error("the zero Set is not ready to use")
+	}
+}
+
+// A million UUIDs take a fraction of what a map of their strings takes.
+func TestAMillionUUIDsAreCompact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a million ids")
+	}
+	const n = 1_000_000
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", i, i&0xffff, i&0xfff, i&0xfff, i)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	s := New(n)
+	for _, id := range ids {
+		s.Add(id)
+	}
+	set := heap() - before
+	runtime.KeepAlive(s)
+	before = heap()
+	m := make(map[string]struct{}, n)
+	for _, id := range ids {
+		m[id] = struct{}{}
+	}
+	strings := heap() - before
+	runtime.KeepAlive(m)
+	t.Logf("a million UUIDs: %d MB in the set, %d MB in a map of strings (not counting the strings)", set>>20, strings>>20)
+	if s.Len() != n || set > 24<<20 || set*3 > strings*2 {
+		t.Errorf("%d ids in %d MB, a map of strings %d MB: want at most 24 MB and two thirds", s.Len(), set>>20, strings>>20)
+	}
+}
+
+// A set sized for few ids grows as they come, and keeps every one.
+func TestSetGrows(t *testing.T) {
+	s := New(0)
+	for i := range 100_000 {
+		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i*7919, i)
+		if !s.Add(id) {
+			t.Fatalf("id %d was already in the set", i)
+		}
+		if i%10 == 0 && s.Add(id) {
+			t.Fatalf("id %d went in twice", i)
+		}
+	}
+	if s.Len() != 100_000 {
+		t.Errorf("Len = %d", s.Len())
+	}
+}
