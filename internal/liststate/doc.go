@@ -20,6 +20,11 @@
 // msgpack.go); the provider's state_encoder_test.go compares the two byte
 // for byte.
 //
+// The state takes the provider's memory: while the listing runs, the
+// Collector holds what the state needs (each record's msgpack, in chunks
+// outside the Go heap where the system allows, chunk_mmap.go), and hands
+// the chunks back as it copies them into the response.
+//
 // It knows the plugin protocol's types (terraform-plugin-go), not the
 // framework, the engine or HTTP.
 package liststate

@@ -13,54 +13,79 @@ import (
 // matter.
 const chunkSize = 1 << 20
 
+// chunk is one chunk of a chunkWriter; mapped says it is outside the Go
+// heap, and must be freed (chunk_mmap.go).
+type chunk struct {
+	b      []byte
+	mapped bool
+}
+
 // chunkWriter collects msgpack in fixed-size chunks, so that growing it
 // never copies what it holds (a doubling buffer would hold up to three
-// times the state at its peak), and remembers where each item ends, so that
-// a list can be cut after any item.
+// times the state at its peak), and remembers where each of the first
+// keepEnds items ends, so that a list can be cut after any of them
+// (max_results; none when keepEnds is 0).
 type chunkWriter struct {
-	chunks [][]byte
-	n      int
-	ends   []int // the offset after each item
+	chunks   []chunk
+	n        int
+	items    int
+	ends     []int // the offset after each of the first keepEnds items
+	keepEnds int
 }
 
 // add appends one list item's msgpack.
 func (w *chunkWriter) add(item []byte) {
 	for len(item) > 0 {
-		if len(w.chunks) == 0 || len(w.chunks[len(w.chunks)-1]) == chunkSize {
-			w.chunks = append(w.chunks, make([]byte, 0, chunkSize))
+		if len(w.chunks) == 0 || len(w.chunks[len(w.chunks)-1].b) == chunkSize {
+			w.chunks = append(w.chunks, newChunk())
 		}
-		last := &w.chunks[len(w.chunks)-1]
+		last := &w.chunks[len(w.chunks)-1].b
 		k := copy((*last)[len(*last):cap(*last)], item)
 		*last = (*last)[:len(*last)+k]
 		item = item[k:]
 		w.n += k
 	}
-	w.ends = append(w.ends, w.n)
+	w.items++
+	if len(w.ends) < w.keepEnds {
+		w.ends = append(w.ends, w.n)
+	}
 }
 
-// items is how many items were written.
-func (w *chunkWriter) items() int { return len(w.ends) }
-
-// sizeOf is the byte length of the first k items.
+// sizeOf is the byte length of the first k items: all of them, or as many
+// as keepEnds.
 func (w *chunkWriter) sizeOf(k int) int {
-	if k == 0 {
+	switch k {
+	case w.items:
+		return w.n
+	case 0:
 		return 0
 	}
 	return w.ends[k-1]
 }
 
-// appendItems appends the msgpack of the first k items to dst.
+// appendItems appends the msgpack of the first k items to dst, and frees
+// every chunk: the writer is done.
 func (w *chunkWriter) appendItems(dst []byte, k int) []byte {
 	rest := w.sizeOf(k)
-	for _, c := range w.chunks {
-		if rest == 0 {
-			break
-		}
-		c = c[:min(len(c), rest)]
-		dst = append(dst, c...)
-		rest -= len(c)
+	for i, c := range w.chunks {
+		b := c.b[:min(len(c.b), rest)]
+		dst = append(dst, b...)
+		rest -= len(b)
+		// Each chunk goes as soon as it is copied: the state is in memory
+		// about once while it moves into dst.
+		freeChunk(c)
+		w.chunks[i] = chunk{}
 	}
+	w.chunks = nil
 	return dst
+}
+
+// free gives every chunk back; the writer holds nothing afterwards.
+func (w *chunkWriter) free() {
+	for _, c := range w.chunks {
+		freeChunk(c)
+	}
+	w.chunks = nil
 }
 
 // encodedList is one list attribute of the state, written as it was
@@ -74,7 +99,7 @@ type encodedList struct {
 
 // counts are how many late and main items the list keeps.
 func (l encodedList) counts() (late, main int) {
-	late, main = l.late.items(), l.main.items()
+	late, main = l.late.items, l.main.items
 	if l.limit > 0 && late+main > l.limit {
 		late = min(late, l.limit)
 		main = l.limit - late

@@ -259,7 +259,7 @@ func BenchmarkOrdersState(b *testing.B) {
 				for _, o := range recs {
 					_ = c.Add(o)
 				}
-				if _, err := c.State(config, "orders", len(recs), 0); err != nil {
+				if _, err := c.State(config, "orders", len(recs)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -69,7 +69,10 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 	if diags.HasError() {
 		return nil, diags
 	}
-	col := liststate.NewCollector(enc, liststate.Options{IncludeJSON: in.IncludeJSON.ValueBool(), IncludeRecords: in.includeRecords(), MaxBytes: maxStateBytes})
+	col := liststate.NewCollector(enc, liststate.Options{
+		IncludeJSON: in.IncludeJSON.ValueBool(), IncludeRecords: in.includeRecords(), MaxBytes: maxStateBytes, MaxResults: int(in.MaxResults.ValueInt64()),
+	})
+	defer col.Release()
 	res, err := listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
 	diags.Append(splitWarning(in, res)...)
 	var tooLarge *liststate.TooLargeError
@@ -82,7 +85,7 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 	if diags.HasError() {
 		return nil, diags
 	}
-	state, err := col.State(config, t.records, res.Total, int(in.MaxResults.ValueInt64()))
+	state, err := col.State(config, t.records, res.Total)
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}

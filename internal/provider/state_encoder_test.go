@@ -52,7 +52,8 @@ func directAndFramework[T commerce.Record](t *testing.T, d *typedListDataSource[
 		t.Fatal("no state shape")
 	}
 	values := &valueCollector[T]{rt: d.rt, elem: shape.Element, includeJSON: includeJSON, includeRecords: includeRecords}
-	msgpack := liststate.NewCollector(d.encoder, liststate.Options{IncludeJSON: includeJSON, IncludeRecords: includeRecords, MaxBytes: maxStateBytes})
+	msgpack := liststate.NewCollector(d.encoder, liststate.Options{IncludeJSON: includeJSON, IncludeRecords: includeRecords, MaxBytes: maxStateBytes, MaxResults: maxResults})
+	defer msgpack.Release()
 	for _, sink := range []listing.Reader[T]{{Emit: values.add, Late: values.addLate}, {Emit: msgpack.Add, Late: msgpack.AddLate}} {
 		for _, rec := range listed {
 			if err := sink.Emit(rec); err != nil {
@@ -65,7 +66,7 @@ func directAndFramework[T commerce.Record](t *testing.T, d *typedListDataSource[
 			}
 		}
 	}
-	direct, err := msgpack.State(config, d.rt.kind.Name, total, maxResults)
+	direct, err := msgpack.State(config, d.rt.kind.Name, total)
 	if err != nil {
 		t.Fatal(err)
 	}
