@@ -9,6 +9,8 @@
 #                              # writes; reads of one listing against one; 4,000 ids in one in()
 #   tools/bench.sh e2e [N...]  # real `terraform plan` and `apply` (default N: 10000 60000);
 #                              # INCLUDE_RECORDS=false measures the ids-only mode
+#   tools/bench.sh million     # e2e of 1,000,000 orders, include_records = false, the
+#                              # emulator at zero latency (several minutes; not in make test)
 #   tools/bench.sh floor [N...] # `terraform plan` on this provider and on the floor provider
 #                              # (tools/floorprovider), side by side (default N: 60000 100000)
 #   tools/bench.sh all
@@ -138,18 +140,19 @@ mark() {
 # phases LOG START_MS: where a plan with TF_LOG_CORE=DEBUG and
 # TF_LOG_PROVIDER=TRACE spent its time, from the log's own markers.
 phases() {
-  local log="$1" t0="$2" t1="$3" read_start token listed read_end fw_end core_end dur
+  local log="$1" t0="$2" t1="$3" read_start token listed read_end fw_end core_end dur requests
   read_start="$(mark "$log" 'Received request:.*tf_rpc=ReadDataSource|tf_rpc=ReadDataSource.*Received request:|Received request: .*ReadDataSource')"
   token="$(mark "$log" 'obtained access token')"
   listed="$(mark "$log" 'listing finished')"
   dur="$(grep -m1 'listing finished' "$log" | grep -oE 'duration_ms=[0-9]+' | cut -d= -f2 || true)"
+  requests="$(grep -m1 'listing finished' "$log" | grep -oE ' requests=[0-9]+' | cut -d= -f2 || true)"
   read_end="$(mark "$log" 'state encoded')"
   fw_end="$(mark "$log" 'Received downstream response.*tf_rpc=ReadDataSource|tf_rpc=ReadDataSource.*Received downstream response|Received downstream response: .*ReadDataSource')"
   [ -n "$fw_end" ] || fw_end="$(mark -l "$log" 'Received downstream response')"
   core_end="$(mark -l "$log" 'plan operation completed')"
   echo "   phases of that plan (ms):"
   echo "     terraform start -> provider read requested      $((read_start - t0))"
-  echo "     read requested -> listing finished (listing)    $((listed - read_start))   (engine's own duration_ms=$dur; token obtained at +$((token - read_start)))"
+  echo "     read requested -> listing finished (listing)    $((listed - read_start))   (engine's own duration_ms=$dur, $requests requests; token obtained at +$((token - read_start)))"
   echo "     listing finished -> state encoded (msgpack)      $((read_end - listed))"
   echo "     state encoded -> response sent                   $((fw_end - read_end))"
   echo "     response -> plan operation completed (core)      $((core_end - fw_end))"
@@ -327,7 +330,8 @@ case "$cmd" in
   provider) run_provider ;;
   cache) run_cache ;;
   e2e) run_e2e "$@" ;;
+  million) LATENCY=0s INCLUDE_RECORDS=false run_e2e 1000000 ;;
   floor) run_floor "$@" ;;
   all) run_client; run_polite; run_provider; run_cache; run_e2e "$@" ;;
-  *) echo "usage: $0 client|polite|provider|cache|e2e [N...]|floor [N...]|all" >&2; exit 2 ;;
+  *) echo "usage: $0 client|polite|provider|cache|e2e [N...]|million|floor [N...]|all" >&2; exit 2 ;;
 esac
