@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -34,6 +35,16 @@ type Collector[T commerce.Record] struct {
 // largeState is the size from which a state is written after the
 // process's garbage is handed back to the system (State).
 const largeState = 16 << 20
+
+// liveHeap is the Go heap the last collection found in use.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // errReleased refuses a record after Release or State: the reader is gone.
 var errReleased = errors.New("the read's state was already written or given up")
@@ -133,10 +144,14 @@ func (c *Collector[T]) State(config tftypes.Value, records string, total int) ([
 	if c.released {
 		return nil, errReleased
 	}
-	if c.ids.n+c.records.n+c.lateIDs.n+c.lateRecords.n >= largeState {
+	if size := c.ids.n + c.records.n + c.lateIDs.n + c.lateRecords.n; size >= largeState && liveHeap() <= uint64(size) {
 		// The listing is over: what it left behind (decoded pages, the
 		// set of ids it handed out) goes back to the system before the
-		// state and the response's copy of it take their room.
+		// state and the response's copy of it take their room. The
+		// collection costs in proportion to the live heap, which after a
+		// full read is small next to the state (the records went into
+		// the chunks as they came); after a refresh from the cache, which
+		// decoded the snapshot whole, it is not, and the garbage stays.
 		debug.FreeOSMemory()
 	}
 	state, err := encodeState(config, map[string]encodedList{
