@@ -18,7 +18,9 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,6 +131,53 @@ func BenchmarkReadOrders(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkReadIDs reads every order's id (include_records = false) from
+// an emulator in a process of its own, at COMMERCE_BENCH_BASE_URL, so that
+// the heap is the provider's alone; with COMMERCE_BENCH_HEAP_PROFILE it
+// writes a heap profile each time the heap in use reaches a new peak,
+// which leaves the profile of the peak. PERFORMANCE.md ("Where the
+// provider's memory goes") runs it on 1,000,000 orders.
+func BenchmarkReadIDs(b *testing.B) {
+	url := os.Getenv("COMMERCE_BENCH_BASE_URL")
+	if url == "" {
+		b.Skip("set COMMERCE_BENCH_BASE_URL to an emulator's address (go run ./cmd/commerce-emulator -orders 1000000)")
+	}
+	clearBenchEnv(b)
+	profile := os.Getenv("COMMERCE_BENCH_HEAP_PROFILE")
+	var peak uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse <= peak {
+				continue
+			}
+			peak = ms.HeapInuse
+			if f, err := os.Create(profile); profile != "" && err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}
+	}()
+	ids := map[string]tftypes.Value{"include_records": tftypes.NewValue(tftypes.Bool, false)}
+	var state []byte
+	for b.Loop() {
+		state = serveAt(b, url, NewServer("bench"), nil).readState(b, "commerce_orders", ids)
+	}
+	close(stop)
+	<-sampled
+	b.ReportMetric(float64(len(state))/(1<<20), "state_MB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak_heap_MB")
 }
 
 // checkState decodes the msgpack state and checks that it holds n orders.

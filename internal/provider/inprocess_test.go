@@ -33,6 +33,13 @@ func serveWith(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.P
 // serveConfigured is serveWith with more provider attributes set.
 func serveConfigured(t testing.TB, srv *emulator.Server, newServer func() (tfprotov6.ProviderServer, error), extra map[string]tftypes.Value) *inProcess {
 	t.Helper()
+	return serveAt(t, srv.URL(), newServer, extra)
+}
+
+// serveAt is serveConfigured for an emulator at url, in a process of its
+// own.
+func serveAt(t testing.TB, url string, newServer func() (tfprotov6.ProviderServer, error), extra map[string]tftypes.Value) *inProcess {
+	t.Helper()
 	ctx := context.Background()
 	server, err := newServer()
 	if err != nil {
@@ -46,7 +53,7 @@ func serveConfigured(t testing.TB, srv *emulator.Server, newServer func() (tfpro
 		t.Fatalf("schema: %s: %s", d.Summary, d.Detail)
 	}
 	set := map[string]tftypes.Value{
-		"base_url":      tftypes.NewValue(tftypes.String, srv.URL()),
+		"base_url":      tftypes.NewValue(tftypes.String, url),
 		"client_id":     tftypes.NewValue(tftypes.String, emulator.DefaultClientID),
 		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
 	}
