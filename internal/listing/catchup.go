@@ -27,7 +27,7 @@ func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) er
 		if since == "" {
 			return nil
 		}
-		out := &sink[T]{emit: emit, kind: l.kind.Endpoint,
+		out := &sink[T]{emit: emit, endpoint: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
 		base, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),

@@ -135,7 +135,7 @@ type listing[T commerce.Record] struct {
 // sink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
 func (l *listing[T]) sink(ctx context.Context) *sink[T] {
-	return &sink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, kind: l.kind.Endpoint,
+	return &sink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
 		sizeHint: func() int { return l.stats.Total }, progress: l.progress(ctx)}
 }
 

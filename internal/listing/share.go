@@ -15,6 +15,7 @@ package listing
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -61,8 +62,9 @@ func (p *readPlan[T]) serve(ctx context.Context, readers []*reader[T]) listed {
 	ctx, end := p.e.trace(ctx)
 	start := time.Now()
 	st, err := p.run(ctx, q, fanOut(readers))
-	requests, err := end(ctx, p.kind.Endpoint, time.Since(start), err)
-	p.logFinished(ctx, st, requests, len(readers), time.Since(start))
+	took := time.Since(start)
+	requests, err := end(ctx, p.kind.Endpoint, took, err)
+	p.logFinished(ctx, st, requests, len(readers), took)
 	return listed{stats: st, err: err}
 }
 
@@ -156,7 +158,7 @@ func (p *readPlan[T]) logFinished(ctx context.Context, st listStats, r Requests,
 		if st.Cache == cacheRefreshed {
 			fields["changed"], fields["removed"] = st.Changed, st.Removed
 		} else {
-			fields["cache_reason"] = st.CacheReason
+			fields["cache_reason"] = strings.TrimSpace(st.CacheReason)
 		}
 	}
 	p.e.log.Info(ctx, "listing finished", fields)

@@ -21,7 +21,7 @@ type sink[T commerce.Record] struct {
 	// counts them.
 	createdBefore string
 	dropped       int
-	kind          commerce.Endpoint
+	endpoint      commerce.Endpoint
 
 	seen   *idset.Set // ids taken, shared with a catch-up's sink
 	listed int        // records handed to emit
@@ -64,7 +64,7 @@ func (s *sink[T]) deliver(rec T) (done bool, err error) {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
 	if s.createdBefore != "" {
-		if created, err := keyOf(keyFor(s.kind, "created_at"), rec); err == nil && created >= s.createdBefore {
+		if created, err := keyOf(keyFor(s.endpoint, "created_at"), rec); err == nil && created >= s.createdBefore {
 			s.dropped++
 			return false, nil
 		}

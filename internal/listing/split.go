@@ -5,11 +5,11 @@ package listing
 // splits the longest in() of the filter into parts whose requests fit,
 // each a whole number of pages of values where a part holds a page or
 // more (a part of 201 ids would take three pages of 100 for one record
-// more than two hold): filter.SplitIn. The read lists the parts, several at once, and
-// merges them: in the order asked (by value, ties by id), each record
-// once, the total the sum, and max_results over the merged list. A record
-// matches at most one value of an in(), so the parts never share a
-// record; the merge drops a repeated id all the same.
+// more than two hold): filter.SplitIn. The read lists the parts, several
+// at once, and merges them: in the order asked (by value, ties by id),
+// each record once, the total the sum, and max_results over the merged
+// list. A record matches at most one value of an in(), so the parts never
+// share a record; the merge drops a repeated id all the same.
 
 import (
 	"context"
