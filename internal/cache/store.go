@@ -21,7 +21,16 @@
 // Files are written to a temporary name in the folder, synced, then
 // renamed over the entry: a reader sees the old entry or the new one,
 // never part of one, and two runs that write the same entry leave one of
-// them whole. Folder and files are the owner's alone (0700 and 0600).
+// them whole. A new folder is the owner's alone (0700), and so are the
+// files (0600); a folder others can only read (0755, as a plain mkdir or a
+// CI cache step leaves it) is used, since its names and bodies reveal
+// nothing, and one others can write is refused.
+//
+// The folder is bounded (Options.MaxBytes): after each write, the entries
+// used least recently go until the rest fit. An entry's file time is when
+// it was last written or read, so the sweep of entries older than the
+// maximum age removes only entries no run has touched for that long (an
+// entry's own write time, inside it, decides whether it is served).
 package cache
 
 import (
@@ -49,6 +58,11 @@ import (
 // most a day.
 const DefaultMaxAge = 24 * time.Hour
 
+// DefaultMaxBytes bounds a folder's entries together: 1 GiB holds the
+// snapshots of a few lists of a million orders, or thousands of small
+// ones.
+const DefaultMaxBytes = 1 << 30
+
 const (
 	magic     = "CPCE1"
 	suffix    = ".entry"
@@ -60,6 +74,13 @@ const (
 // Why an entry was not served: the caller reads the store in full.
 var (
 	ErrNotFound = errors.New("no entry for this query")
+	// ErrTooLarge: Save refused an entry larger than the folder's bound.
+	ErrTooLarge = errors.New("the entry is larger than the cache's size bound")
+	// ErrInsecure: Open refused a folder that other users can write or
+	// that belongs to another user; any other error of Open is a folder
+	// that cannot be used (missing rights, a file in its place, a
+	// read-only file system).
+	ErrInsecure = errors.New("the cache folder is not safe to use")
 	errExpired  = errors.New("the entry is older than the maximum age")
 	// errUnreadable: the entry does not open with this secret's key: it
 	// was written with another client secret, or it was truncated or
@@ -70,24 +91,27 @@ var (
 // Store is a cache folder opened with one client secret's keys. It is safe
 // for concurrent use, also by several processes.
 type Store struct {
-	dir     string
-	aead    cipher.AEAD
-	nameKey []byte
-	maxAge  time.Duration
-	now     func() time.Time
+	dir      string
+	aead     cipher.AEAD
+	nameKey  []byte
+	maxAge   time.Duration
+	maxBytes int64
+	now      func() time.Time
 }
 
 // Options tune a Store; zero values take the defaults.
 type Options struct {
-	MaxAge time.Duration    // DefaultMaxAge
-	Now    func() time.Time // time.Now
+	MaxAge   time.Duration    // DefaultMaxAge
+	MaxBytes int64            // DefaultMaxBytes
+	Now      func() time.Time // time.Now
 }
 
 // Open opens the cache folder dir (creating it, owner-only, if missing)
-// with keys derived from secret, and sweeps out entries older than the
-// maximum age. A folder that others can read or write is refused: its
-// entries are encrypted, but their sizes and times are not, and a folder
-// others can write lets them delete entries at will.
+// with keys derived from secret, checks that it can write there, and
+// sweeps out entries older than the maximum age. A folder that others can
+// write is refused (ErrInsecure): they could delete entries at will, or
+// put a link in an entry's place. One they can only read is used: the
+// entries are encrypted and their names opaque.
 func Open(dir, secret string, opts Options) (*Store, error) {
 	if secret == "" {
 		return nil, errors.New("no client secret to derive the cache key from")
@@ -95,13 +119,19 @@ func Open(dir, secret string, opts Options) (*Store, error) {
 	if opts.MaxAge <= 0 {
 		opts.MaxAge = DefaultMaxAge
 	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	if err := checkPrivate(dir); err != nil {
+	if err := checkSafe(dir); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInsecure, err)
+	}
+	if err := checkWritable(dir); err != nil {
 		return nil, err
 	}
 	encKey, err := hkdf.Key(sha256.New, []byte(secret), []byte(salt), "entry encryption", 32)
@@ -120,7 +150,7 @@ func Open(dir, secret string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, aead: aead, nameKey: nameKey, maxAge: opts.MaxAge, now: opts.Now}
+	s := &Store{dir: dir, aead: aead, nameKey: nameKey, maxAge: opts.MaxAge, maxBytes: opts.MaxBytes, now: opts.Now}
 	s.sweep()
 	return s, nil
 }
@@ -161,6 +191,9 @@ func (s *Store) Load(key string) ([]byte, time.Time, error) {
 	if age := s.now().Sub(written); age > s.maxAge || age < -time.Minute {
 		return nil, written, errExpired
 	}
+	// Used now: the bound removes it after the entries used less recently.
+	now := s.now()
+	_ = os.Chtimes(filepath.Join(s.dir, name), now, now)
 	return plain[12+n:], written, nil
 }
 
@@ -177,9 +210,16 @@ func (s *Store) open(name string, file []byte) ([]byte, error) {
 	return plain, nil
 }
 
-// Save writes data as key's entry, replacing any, atomically.
+// Save writes data as key's entry, replacing any, atomically, then
+// removes the entries used least recently until the folder fits its
+// bound. An entry that alone exceeds the bound is not written
+// (ErrTooLarge), and any earlier entry for key is removed, being stale.
 func (s *Store) Save(key string, data []byte) error {
 	name := s.name(key)
+	if size := int64(len(magic) + s.aead.NonceSize() + 12 + len(key) + len(data) + s.aead.Overhead()); size > s.maxBytes {
+		_ = s.Remove(key)
+		return fmt.Errorf("%w: %s against %s", ErrTooLarge, mib(size), mib(s.maxBytes))
+	}
 	plain := make([]byte, 12, 12+len(key)+len(data))
 	binary.BigEndian.PutUint64(plain, uint64(s.now().UnixMilli()))
 	binary.BigEndian.PutUint32(plain[8:], uint32(len(key)))
@@ -193,8 +233,14 @@ func (s *Store) Save(key string, data []byte) error {
 	}
 	file = s.aead.Seal(file, file[len(magic):len(magic)+ns], plain, []byte(name))
 	clear(plain)
-	return writeAtomic(s.dir, name, file)
+	if err := writeAtomic(s.dir, name, file); err != nil {
+		return err
+	}
+	return s.evict(name)
 }
+
+// mib words a size in MiB for messages.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // Remove deletes key's entry, if any.
 func (s *Store) Remove(key string) error {

@@ -82,17 +82,41 @@ func TestOwnerOnlyAndOpaqueNames(t *testing.T) {
 	}
 }
 
-func TestRefusesAFolderOthersCanRead(t *testing.T) {
+// A folder others can write is refused, naming the fix; one they can only
+// read (a plain mkdir, a folder a CI cache step restored) is used.
+func TestFolderModes(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("file modes do not carry access on Windows")
 	}
+	for mode, refused := range map[os.FileMode]bool{0o700: false, 0o750: false, 0o755: false, 0o770: true, 0o775: true, 0o757: true, 0o777: true} {
+		dir := t.TempDir()
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(dir, secret, Options{})
+		switch {
+		case refused && (!errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), "chmod go-w")):
+			t.Errorf("Open on a %04o folder: %v, want a refusal naming chmod go-w", mode, err)
+		case !refused && err != nil:
+			t.Errorf("Open on a %04o folder: %v, want it used", mode, err)
+		}
+	}
+}
+
+// A folder the provider cannot write in is found when it is opened, and
+// is no security refusal.
+func TestReadOnlyFolderIsUnusable(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Skip("needs file modes that bind the current user")
+	}
 	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
 	_, err := Open(dir, secret, Options{})
-	if err == nil || !strings.Contains(err.Error(), "chmod 700") {
-		t.Fatalf("Open on a 0755 folder: %v, want a refusal naming chmod 700", err)
+	if err == nil || errors.Is(err, ErrInsecure) || !strings.Contains(err.Error(), "cannot write in") {
+		t.Fatalf("Open on a read-only folder: %v, want a failure to write", err)
 	}
 }
 

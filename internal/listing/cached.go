@@ -168,7 +168,10 @@ func (p *readPlan[T]) saveSnapshot(ctx context.Context, rec *refresh.Recorder, q
 	if err == nil {
 		err = p.e.snapshots.Save(p.name, data)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNotKept):
+		p.e.log.Info(ctx, "cache: not kept", map[string]any{"resource": p.kind.Name, "reason": err.Error()})
+	case err != nil:
 		p.e.log.Warn(ctx, "cache: entry not saved", map[string]any{"resource": p.kind.Name, "error": err.Error()})
 	}
 }

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -75,8 +76,15 @@ type Snapshots interface {
 	// Load returns what Save kept under name: nil and no error when there
 	// is nothing, an error when what is there cannot be used.
 	Load(name string) ([]byte, error)
+	// Save keeps data under name. An error wrapping ErrNotKept is a
+	// snapshot the store chose not to keep (larger than its bound), which
+	// the engine says at INFO; any other error is a store that failed.
 	Save(name string, data []byte) error
 }
+
+// ErrNotKept is how Snapshots.Save declines a snapshot it could keep no
+// room for.
+var ErrNotKept = errors.New("snapshot not kept")
 
 // Engine lists and looks up records through a Getter. One Engine serves
 // every data source of a provider configuration, and remembers what it

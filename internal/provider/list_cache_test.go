@@ -192,7 +192,9 @@ func TestCacheSaysHowEachReadWasServed(t *testing.T) {
 			if err := os.WriteFile(entry, []byte("CPCE1 not an entry"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{`"@message":"cache: entry not used, reading in full"`, `does not decrypt with this client secret's key`, `"cache":"full read"`}},
+		}, []string{`"@message":"cache: entry not used, reading in full"`, `does not decrypt with this client secret's key`, `"cache":"full read"`,
+			// The end-of-listing line names the real reason, not a missing entry.
+			`"cache_reason":"cache entry not usable: the entry does not decrypt`}},
 	}
 	for i, step := range steps {
 		if step.before != nil {

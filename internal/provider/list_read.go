@@ -75,6 +75,7 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 	defer col.Release()
 	res, err := listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
 	diags.Append(splitWarning(in, res)...)
+	diags.Append(c.cache.warning()...)
 	var tooLarge *liststate.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):

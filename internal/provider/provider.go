@@ -35,6 +35,7 @@ const (
 	envAuthURL      = "COMMERCE_AUTH_URL"
 	envRateLimit    = "COMMERCE_RATE_LIMIT"
 	envCacheDir     = "COMMERCE_CACHE_DIR"
+	envCacheMaxMB   = "COMMERCE_CACHE_MAX_MB"
 )
 
 // maxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
@@ -65,6 +66,7 @@ type providerModel struct {
 	MaxRetries          types.Int64   `tfsdk:"max_retries"`
 	RequestTimeout      types.String  `tfsdk:"request_timeout"`
 	CacheDir            types.String  `tfsdk:"cache_dir"`
+	CacheMaxMB          types.Int64   `tfsdk:"cache_max_mb"`
 }
 
 func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -129,8 +131,15 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional: true,
 				MarkdownDescription: "Folder for an encrypted cache of list results, so that a later plan asks the store only what changed since the last one (see " +
 					"[Reads a plan pays once](#reads-a-plan-pays-once)). Falls back to `" + envCacheDir + "`; off when neither is set. " +
-					"Created owner-only (0700) if missing; a folder other users can read or write is refused. Entries are encrypted with a key derived from the client secret and kept at most " +
-					cacheMaxAgeText + ". Delete the folder to clear it.",
+					"Created owner-only (0700) if missing. A folder other users can only read (0755) is used; one they can write is refused. " +
+					"Entries are encrypted with a key derived from the client secret and kept at most " + cacheMaxAgeText + ". Delete the folder to clear it. " +
+					"A folder that cannot be written is a warning, once per plan, and the plan reads in full.",
+			},
+			"cache_max_mb": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("Bound on the cache folder's entries together, in MiB (1 to %d). Falls back to `%s`, then to %d. "+
+					"The entries used least recently are removed first; a single list larger than the bound is read and not cached (said at INFO).", maxCacheMaxMB, envCacheMaxMB, defaultCacheMaxMB),
+				Validators: []validator.Int64{int64validator.Between(1, maxCacheMaxMB)},
 			},
 		},
 	}
@@ -180,16 +189,20 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if diags.HasError() {
 		return
 	}
-	lopts.Snapshots, diags = openCache(ctx, cfg.CacheDir, s)
+	disk, diags := openCache(ctx, cfg, s)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return
+	}
+	if disk != nil {
+		lopts.Snapshots = disk
 	}
 	c, err := newService(ccfg, lopts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return
 	}
+	c.cache = disk
 	// Fetch the token now, while Terraform is still busy elsewhere, so that
 	// the first data source read does not wait for it. The fetch outlives
 	// Configure (WithoutCancel) but keeps its logger; a failure is reported
@@ -214,7 +227,7 @@ func unknownTuning(cfg providerModel) diag.Diagnostics {
 		value attr.Value
 	}{
 		{"page_size", cfg.PageSize}, {"max_parallel_requests", cfg.MaxParallelRequests}, {"rate_limit", cfg.RateLimit},
-		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout}, {"cache_dir", cfg.CacheDir},
+		{"max_retries", cfg.MaxRetries}, {"request_timeout", cfg.RequestTimeout}, {"cache_dir", cfg.CacheDir}, {"cache_max_mb", cfg.CacheMaxMB},
 	} {
 		if setting.value.IsUnknown() {
 			diags.AddAttributeError(path.Root(setting.name), "Unknown "+setting.name,

@@ -38,7 +38,7 @@ provider "commerce" {
 }
 
 func clearEnv(t *testing.T) {
-	for _, env := range []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit} {
+	for _, env := range []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit, envCacheDir, envCacheMaxMB} {
 		t.Setenv(env, "")
 	}
 }

@@ -16,6 +16,8 @@ import (
 type service struct {
 	transport *client.Client
 	engine    *listing.Engine
+	// cache is the cache folder, nil without one.
+	cache *diskCache
 }
 
 // The transport is what the engine sends its requests through.
