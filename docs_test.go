@@ -67,7 +67,7 @@ func TestDocsCoverEverySchema(t *testing.T) {
 		if strings.Contains(string(body), "<no value>") {
 			t.Errorf("%s holds <no value>: it was rendered without its schema; run make docs", path)
 		}
-		if !want[path] {
+		if !want[path] && !isGuide(path) {
 			t.Errorf("%s documents nothing the provider serves; remove it, or its template", path)
 		}
 		return nil
@@ -84,4 +84,112 @@ func typeNames[S any](m map[string]S) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// isGuide reports whether page is a guide rendered from templates/guides.
+func isGuide(page string) bool {
+	name, ok := strings.CutPrefix(filepath.ToSlash(page), "docs/guides/")
+	if !ok {
+		return false
+	}
+	_, err := os.Stat(filepath.Join("templates", "guides", name+".tmpl"))
+	return err == nil
+}
+
+// The provider's page is what the Registry shows first, and the README
+// what a visitor reads first: both stay a short read, with the rest in the
+// guides, each linked from both.
+const (
+	maxIndexLines  = 150
+	maxReadmeLines = 160
+)
+
+func TestDocsStayShortAndLinkTheGuides(t *testing.T) {
+	index := readLines(t, filepath.Join("docs", "index.md"))
+	readme := readLines(t, "README.md")
+	if len(index) > maxIndexLines {
+		t.Errorf("docs/index.md has %d lines, more than %d: move topics into a guide (templates/guides)", len(index), maxIndexLines)
+	}
+	if len(readme) > maxReadmeLines {
+		t.Errorf("README.md has %d lines, more than %d: link to the guides instead", len(readme), maxReadmeLines)
+	}
+	guides, err := filepath.Glob(filepath.Join("docs", "guides", "*.md"))
+	if err != nil || len(guides) == 0 {
+		t.Fatalf("no guides in docs/guides (%v)", err)
+	}
+	for _, g := range guides {
+		name := strings.TrimSuffix(filepath.Base(g), ".md")
+		if !slices.ContainsFunc(index, func(l string) bool { return strings.Contains(l, "(guides/"+name+")") }) {
+			t.Errorf("docs/index.md does not link the guide %s as (guides/%s)", name, name)
+		}
+		if !slices.ContainsFunc(readme, func(l string) bool { return strings.Contains(l, "(docs/guides/"+name+".md)") }) {
+			t.Errorf("README.md does not link the guide %s as (docs/guides/%s.md)", name, name)
+		}
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+}
+
+// TestGuidesShowOnlyTestedCode holds every code block of a guide in
+// Terraform, HCL or YAML to a file in examples/guides, which the provider's
+// acceptance tests run (TestAccGuides, TestAccGuideModuleTests) or the
+// workflow linter checks; and every such file to a guide that shows it.
+func TestGuidesShowOnlyTestedCode(t *testing.T) {
+	examples := map[string]string{} // content -> file
+	shown := map[string]bool{}
+	err := filepath.WalkDir(filepath.Join("examples", "guides"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := os.ReadFile(path)
+		examples[strings.TrimSpace(string(body))] = path
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guides, _ := filepath.Glob(filepath.Join("docs", "guides", "*.md"))
+	for _, g := range guides {
+		for _, block := range codeBlocks(t, g, "terraform", "hcl", "yaml") {
+			file, ok := examples[strings.TrimSpace(block)]
+			if !ok {
+				t.Errorf("%s shows code that is no file in examples/guides, so no test runs it:\n%s", g, block)
+				continue
+			}
+			shown[file] = true
+		}
+	}
+	for _, file := range examples {
+		if !shown[file] {
+			t.Errorf("%s is in no guide: show it with tffile or codefile in templates/guides, or remove it", file)
+		}
+	}
+}
+
+// codeBlocks are the bodies of page's fenced code blocks in the given
+// languages.
+func codeBlocks(t *testing.T, page string, langs ...string) []string {
+	t.Helper()
+	var blocks []string
+	var block []string
+	in := false
+	for _, line := range readLines(t, page) {
+		switch {
+		case !in && strings.HasPrefix(line, "```") && slices.Contains(langs, strings.TrimPrefix(line, "```")):
+			in, block = true, nil
+		case in && line == "```":
+			in = false
+			blocks = append(blocks, strings.Join(block, "\n"))
+		case in:
+			block = append(block, line)
+		}
+	}
+	return blocks
 }

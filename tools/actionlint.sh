@@ -3,7 +3,7 @@
 # workflow syntax, expressions and the contexts they read, job and step
 # references, the inputs of the local action and of well-known actions.
 #
-#   tools/actionlint.sh                               # every workflow
+#   tools/actionlint.sh                               # every workflow, and the guides' example
 #   tools/actionlint.sh .github/workflows/test.yml
 #
 # The pinned actionlint is built once from the Go module proxy and cached
@@ -16,4 +16,9 @@ ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
 
 actionlint="$(pinned_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint)"
 
+# With no arguments: the repository's workflows, and the example workflow
+# the pipeline guide shows (templates/guides), which users copy.
+if [ "$#" -eq 0 ]; then
+  set -- .github/workflows/*.yml examples/guides/validate-in-pipelines/github-actions.yml
+fi
 exec "$actionlint" -shellcheck= -pyflakes= "$@"

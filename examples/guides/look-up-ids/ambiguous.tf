@@ -1,0 +1,3 @@
+data "commerce_account" "sterling" {
+  filter = "like(name,Sterling Labs*)"
+}

@@ -1,0 +1,3 @@
+data "commerce_account" "typo" {
+  name = "Acme Inc."
+}
