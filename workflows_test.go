@@ -552,3 +552,75 @@ func TestWorkflowPermissionsAndTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// The live workflow runs the live suite every night and on demand, and
+// skips with a notice where the repository has no store's keys (a fork).
+// The keys reach only the steps that read them: no action, which is
+// someone else's code, and no workflow or job env, which every step
+// inherits; nor are they written into a script, where a value is code.
+func TestWorkflowLiveKeepsTheKeysToItsSteps(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(".github", "workflows", "live.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On   map[string]any    `yaml:"on"`
+		Env  map[string]string `yaml:"env"`
+		Jobs map[string]struct {
+			Env   map[string]string `yaml:"env"`
+			Steps []workflowStep
+		}
+	}
+	if err := yaml.Unmarshal(body, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, trigger := range []string{"schedule", "workflow_dispatch"} {
+		if _, ok := wf.On[trigger]; !ok {
+			t.Errorf("live.yml does not run on %s", trigger)
+		}
+	}
+	hasSecret := func(values map[string]string) bool {
+		for _, v := range values {
+			if strings.Contains(v, "secrets.") {
+				return true
+			}
+		}
+		return false
+	}
+	if hasSecret(wf.Env) {
+		t.Error("live.yml's workflow env reads secrets: every step would get them")
+	}
+	suites, notices := 0, 0
+	for name, job := range wf.Jobs {
+		if hasSecret(job.Env) {
+			t.Errorf("live.yml: job %s's env reads secrets: every step would get them", name)
+		}
+		for i, s := range job.Steps {
+			where := fmt.Sprintf("live.yml: job %s step %d", name, i+1)
+			if s.Uses != "" && (hasSecret(s.With) || hasSecret(s.Env)) {
+				t.Errorf("%s hands secrets to %s", where, s.Uses)
+			}
+			if strings.Contains(s.Run, "secrets.") {
+				t.Errorf("%s writes a secret into its script: pass it in env", where)
+			}
+			if strings.Contains(s.Run, "::notice") {
+				notices++
+			}
+			if !slices.Contains(shellCommands(s.Run), "make testacc-live") {
+				continue
+			}
+			suites++
+			for _, v := range []string{"COMMERCE_BASE_URL", "COMMERCE_AUTH_URL", "COMMERCE_CLIENT_ID", "COMMERCE_CLIENT_SECRET"} {
+				if s.Env[v] != "${{ secrets."+v+" }}" {
+					t.Errorf("%s runs make testacc-live with %s = %q, want the secret of that name", where, v, s.Env[v])
+				}
+			}
+			if s.If == "" {
+				t.Errorf("%s runs make testacc-live whether or not a store is configured", where)
+			}
+		}
+	}
+	if suites != 1 || notices == 0 {
+		t.Errorf("live.yml runs make testacc-live %d times (want once) and has %d ::notice for a repository without keys (want one)", suites, notices)
+	}
+}
