@@ -229,6 +229,43 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 	}
 }
 
+// A few deletes are found by counts, wherever they are: one costs at most
+// 23 requests of 200 pages, two at most 40 (a full read: 201).
+func TestRefreshFindsAFewDeletesCheaply(t *testing.T) {
+	const n = 4000 // 200 pages of 20
+	for _, tc := range []struct {
+		name  string
+		at    []int // positions in the list
+		bound int
+	}{
+		{"1 delete, first", []int{0}, 23},
+		{"1 delete, middle", []int{2010}, 23},
+		{"1 delete, last", []int{n - 1}, 23},
+		{"2 deletes, far apart", []int{1000, 3000}, 40},
+		{"2 deletes, one page", []int{1500, 1501}, 40},
+		{"2 deletes, neighbouring pages", []int{1519, 1520}, 40},
+		{"2 deletes, first and last", []int{0, n - 1}, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
+			e := newClient(t, srv, pagesOf(20))
+			recs, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, nil)
+			for _, k := range tc.at {
+				if err := srv.Delete("accounts", recs[k].ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, wantStats, full := fullRead(t, srv, e, commerce.Accounts, Query{})
+			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, Query{}, snap)
+			sameResult(t, got, stats.Total, want, wantStats.Total)
+			t.Logf("%s: %d requests (%s), full read %d", tc.name, requests, stats.Cache, full)
+			if stats.Cache != cacheRefreshed || requests > tc.bound {
+				t.Errorf("%d requests (%s %s), want a refresh of at most %d", requests, stats.Cache, stats.CacheReason, tc.bound)
+			}
+		})
+	}
+}
+
 // pagesOf sets the engine's page size.
 func pagesOf(n int) func(*testConfig) { return func(c *testConfig) { c.PageSize = n } }
 

@@ -26,6 +26,7 @@ func BenchmarkPlanThroughCache(b *testing.B) {
 		{"orders=60000/unchanged", emulator.Options{Orders: 60000, Files: -1, Accounts: -1}, "orders", "commerce_orders", nil},
 		{"accounts=20000/25_creates_30_updates", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", createsAndUpdates},
 		{"accounts=20000/1_delete", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", deletes(1)},
+		{"accounts=20000/2_deletes", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", deletes(2)},
 		{"accounts=20000/20_deletes", emulator.Options{Accounts: 20000, Files: -1, Orders: -1}, "accounts", "commerce_accounts", deletes(20)},
 	} {
 		for _, mode := range []string{"full", "cache"} {

@@ -37,11 +37,12 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 	l.budget = full + max(1, full/20)
 	top := createdRange{lo: 0, hi: len(sorted), count: total}
 	l.reads = top.readCost(l.ps)
-	if !l.split(ctx, top) {
+	parts := l.plan(top)
+	if parts == nil {
 		return nil, NotProvable{"locating what was deleted would cost more than a full read"}
 	}
-	if l.err != nil {
-		return nil, l.err
+	if err := l.run(ctx, []splitting{{top, parts}}, nil); err != nil {
+		return nil, err
 	}
 	for len(l.pending) > 0 {
 		if err := l.round(ctx); err != nil {
@@ -92,12 +93,15 @@ func byCreatedAt[T commerce.Record](known []T) ([]T, []string, error) {
 }
 
 // round decides each pending range: kept when its count equals what is
-// known of it, split when the budget allows, read otherwise; the reads of
-// a round run together, and the parts of its splits make the next round.
+// known of it, split when the budget allows, read otherwise. The counts
+// of its splits and its reads all run together (the transport bounds the
+// requests in flight), so that ranges found apart cost no more rounds than
+// one; the parts of its splits make the next round.
 func (l *locator[T]) round(ctx context.Context) error {
 	round := l.pending
 	l.pending = nil
 	var reads []createdRange
+	var splits []splitting
 	for _, sp := range round {
 		switch {
 		case sp.count == sp.hi-sp.lo:
@@ -106,15 +110,45 @@ func (l *locator[T]) round(ctx context.Context) error {
 		case sp.count == 0: // all gone
 			l.reads -= sp.readCost(l.ps)
 			l.keep(sp, nil)
-		case l.split(ctx, sp):
-			if l.err != nil {
-				return l.err
-			}
 		default:
-			reads = append(reads, sp)
+			if parts := l.plan(sp); parts != nil {
+				splits = append(splits, splitting{sp, parts})
+			} else {
+				reads = append(reads, sp)
+			}
 		}
 	}
-	return l.read(ctx, reads)
+	return l.run(ctx, splits, reads)
+}
+
+// run counts the parts of splits and reads reads, all together, then
+// queues the parts and keeps what the reads hold.
+func (l *locator[T]) run(ctx context.Context, splits []splitting, reads []createdRange) error {
+	var recs [][]T
+	var countErr, readErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { countErr = l.count(ctx, splits) })
+	wg.Go(func() { recs, readErr = l.fetch(ctx, reads) })
+	wg.Wait()
+	if err := errors.Join(countErr, readErr); err != nil {
+		return err
+	}
+	for _, sp := range splits {
+		if err := l.queue(sp); err != nil {
+			return err
+		}
+	}
+	for i, sp := range reads {
+		l.reads -= sp.readCost(l.ps)
+		l.keep(sp, recs[i])
+	}
+	return nil
+}
+
+// splitting is a range and the parts it is split into.
+type splitting struct {
+	createdRange
+	parts []createdRange
 }
 
 // createdRange is sorted[lo:hi], and the service's count of the same
@@ -123,28 +157,23 @@ type createdRange struct {
 	lo, hi, count int
 }
 
-// read reads the ranges, all at once (the transport bounds the requests
-// in flight), and keeps what they hold now.
-func (l *locator[T]) read(ctx context.Context, ranges []createdRange) error {
+// fetch reads the ranges, all at once, and returns what they hold now.
+func (l *locator[T]) fetch(ctx context.Context, ranges []createdRange) ([][]T, error) {
+	exprs := make([]string, len(ranges))
+	for i, sp := range ranges {
+		var err error
+		if exprs[i], err = l.bounded(sp); err != nil {
+			return nil, err
+		}
+	}
 	recs := make([][]T, len(ranges))
 	errs := make([]error, len(ranges))
 	var wg sync.WaitGroup
-	for i, sp := range ranges {
-		expr, err := l.bounded(sp)
-		if err != nil {
-			return err
-		}
+	for i, expr := range exprs {
 		wg.Go(func() { recs[i], errs[i] = l.rf.list(ctx, expr) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i, sp := range ranges {
-		l.reads -= sp.readCost(l.ps)
-		l.keep(sp, recs[i])
-	}
-	return nil
+	return recs, errors.Join(errs...)
 }
 
 // spent is what the refresh has spent so far.
@@ -162,11 +191,11 @@ type locator[T commerce.Record] struct {
 	keys   []string // sorted's created_at values
 	ps     int
 
-	budget  int            // requests a refresh may spend in all
-	reads   int            // requests the pending ranges may still take to read
-	pending []createdRange // ranges whose count differs, or not yet compared
-	done    []located[T]
-	err     error
+	budget    int            // requests a refresh may spend in all
+	committed int            // counts planned in this round and not yet sent
+	reads     int            // requests the pending ranges may still take to read
+	pending   []createdRange // ranges whose count differs, or not yet compared
+	done      []located[T]
 }
 
 type located[T any] struct {
@@ -179,50 +208,71 @@ func (l *locator[T]) keep(sp createdRange, recs []T) {
 	l.done = slices.Insert(l.done, i, located[T]{lo: sp.lo, recs: recs})
 }
 
-// split splits sp into up to 8 ranges, page-aligned and cut where
-// created_at changes, counts them and queues them, if the budget allows;
-// it reports whether it did.
-func (l *locator[T]) split(ctx context.Context, sp createdRange) bool {
+// plan decides how sp splits (affordableParts) and commits the budget
+// the split takes: its counts, and the reads of its parts estimated from
+// their sizes until the counts come. nil: sp is read instead.
+func (l *locator[T]) plan(sp createdRange) []createdRange {
 	parts := l.affordableParts(sp)
 	if parts == nil {
-		return false
+		return nil
+	}
+	l.committed += len(parts)
+	l.reads -= sp.readCost(l.ps)
+	for _, p := range parts {
+		l.reads += pagesFor(max(p.hi-p.lo, 1), l.ps)
+	}
+	return parts
+}
+
+// count counts every part of the splits, all at once.
+func (l *locator[T]) count(ctx context.Context, splits []splitting) error {
+	var parts []*createdRange
+	var exprs []string
+	for _, sp := range splits {
+		for i := range sp.parts {
+			expr, err := l.bounded(sp.parts[i])
+			if err != nil {
+				return err
+			}
+			parts, exprs = append(parts, &sp.parts[i]), append(exprs, expr)
+		}
 	}
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for i := range parts {
-		expr, err := l.bounded(parts[i])
-		if err != nil {
-			l.err = err
-			return true
-		}
-		wg.Go(func() { parts[i].count, errs[i] = l.rf.count(ctx, expr) })
+	for i, p := range parts {
+		wg.Go(func() { p.count, errs[i] = l.rf.count(ctx, exprs[i]) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		l.err = err
-		return true
-	}
-	sum := 0
-	for _, p := range parts {
-		sum += p.count
-	}
-	if sum != sp.count {
-		l.err = NotProvable{"records were written while the cache was refreshed"}
-		return true
-	}
-	l.reads -= sp.readCost(l.ps)
-	for _, p := range parts {
-		l.reads += p.readCost(l.ps)
-	}
-	l.pending = append(l.pending, parts...)
-	return true
+	return errors.Join(errs...)
 }
 
-// affordableParts are the most parts, up to 8, that sp splits into while
-// the counts they cost and the reads of the parts (whole pages of each)
-// fit what is left of the budget; nil when not even two do.
+// queue checks a counted split against its range (the parts' counts add
+// up to the range's, or records were written meanwhile), settles the
+// budget it committed, and queues its parts for the next round.
+func (l *locator[T]) queue(sp splitting) error {
+	sum := 0
+	for _, p := range sp.parts {
+		sum += p.count
+		l.reads += p.readCost(l.ps) - pagesFor(max(p.hi-p.lo, 1), l.ps)
+	}
+	l.committed -= len(sp.parts)
+	if sum != sp.count {
+		return NotProvable{"records were written while the cache was refreshed"}
+	}
+	l.pending = append(l.pending, sp.parts...)
+	return nil
+}
+
+// affordableParts are the parts sp splits into: as many as partsFor
+// wants, or fewer while the counts they cost and the reads of the parts
+// (whole pages of each) must fit what is left of the budget; nil when not
+// even two do, or when reading sp costs no more than splitting it would.
 func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
-	for n := min(8, l.budget-l.spent()-l.reads); n >= 2; n-- {
+	want, worth := partsFor(sp, l.ps)
+	if !worth {
+		return nil
+	}
+	for n := min(want, l.budget-l.spent()-l.committed-l.reads); n >= 2; n-- {
 		cuts := l.cuts(sp, n)
 		if len(cuts) < 2 {
 			continue
@@ -237,11 +287,24 @@ func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
 			parts[i] = createdRange{lo: lo, hi: hi}
 			reads += pagesFor(max(hi-lo, 1), l.ps)
 		}
-		if l.spent()+len(cuts)+reads <= l.budget {
+		if l.spent()+l.committed+len(cuts)+reads <= l.budget {
 			return parts
 		}
 	}
 	return nil
+}
+
+// partsFor is how many parts to split sp into, and whether splitting is
+// worth it. Each part costs a count, and each part whose count differs a
+// read or a split of its own: with d records gone from sp, few parts find
+// them at the fewest counts (3 a level for one record, log₃ of the pages
+// levels), and more parts pay once most of them would differ anyway. A
+// range of no more pages than the parts and the reads a split needs at
+// least is read instead.
+func partsFor(sp createdRange, pageSize int) (parts int, worth bool) {
+	d := max(1, sp.hi-sp.lo-sp.count, sp.count-(sp.hi-sp.lo))
+	parts = min(8, d+2)
+	return parts, pagesFor(sp.hi-sp.lo, pageSize) > parts+min(d, parts)
 }
 
 // cuts are the first indexes of up to n parts of sp, each a whole number
