@@ -51,6 +51,8 @@ run_client() {
 run_polite() {
   echo "== BenchmarkListSmallStore (load $(loadavg))"
   go test ./internal/client -run '^$' -bench '^BenchmarkListSmallStore$' -benchtime "$BENCHTIME" -timeout 60m -v 2>&1 | grep -v '^=== '
+  echo "== BenchmarkListingStart, ten runs (load $(loadavg))"
+  go test ./internal/client -run '^$' -bench '^BenchmarkListingStart$' -benchtime 10x -timeout 60m -v 2>&1 | grep -v '^=== '
 }
 
 run_provider() {
