@@ -103,11 +103,11 @@ func (l *locator[T]) round(ctx context.Context) error {
 	var reads []createdRange
 	var splits []splitting
 	for _, sp := range round {
-		switch {
-		case sp.count == sp.hi-sp.lo:
+		switch sp.count {
+		case sp.hi - sp.lo:
 			l.reads -= sp.readCost(l.ps)
 			l.keep(sp, l.sorted[sp.lo:sp.hi])
-		case sp.count == 0: // all gone
+		case 0: // all gone
 			l.reads -= sp.readCost(l.ps)
 			l.keep(sp, nil)
 		default:
