@@ -9,12 +9,15 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
 // BenchmarkListingStart lists 10,000 accounts with a new Client each run,
@@ -25,7 +28,9 @@ import (
 //     (-v) and the worst is reported (max_throttled_pct), with the wall
 //     time against the ideal, accepted requests / 20.
 //   - store=unlimited: 25 ms latency, no limit; the engine against a
-//     sequential offset pager on the same store (speedup).
+//     sequential offset pager on the same store (speedup); with
+//     COMMERCE_BENCH_TRACE set, the engine's requests of the last run are
+//     written there as a timeline.
 func BenchmarkListingStart(b *testing.B) {
 	b.Run("store=20rps", func(b *testing.B) {
 		srv, err := emulator.Start(emulator.Options{Accounts: 10000, Orders: -1, Files: -1, Customers: -1, Hierarchies: -1,
@@ -64,9 +69,13 @@ func BenchmarkListingStart(b *testing.B) {
 		defer srv.Close()
 		var engine, sequential time.Duration
 		for b.Loop() {
+			srv.ResetStats()
 			start := time.Now()
 			listConcurrently(b, newBenchClient(b, srv), 1)
 			engine += time.Since(start)
+			if dir := os.Getenv("COMMERCE_BENCH_TRACE"); dir != "" {
+				emulatortest.WriteTrace(b, filepath.Join(dir, "trace-start-unlimited.csv"), start, srv.Stats().Requests)
+			}
 			start = time.Now()
 			if n := sequentialAccounts(b, newBenchClient(b, srv)); n != 10000 {
 				b.Fatalf("the sequential pager listed %d accounts", n)
