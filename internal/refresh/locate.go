@@ -183,6 +183,10 @@ func (l *locator[T]) spent() int { return int(l.rf.spent.Load()) }
 // the service counts in it.
 func (s createdRange) readCost(ps int) int { return pagesFor(s.count, ps) }
 
+// sizeCost is readCost estimated from what is known of the range, before
+// the service has counted it.
+func (s createdRange) sizeCost(ps int) int { return pagesFor(max(s.hi-s.lo, 1), ps) }
+
 // locator is one locate: the records by created_at, the ranges still to
 // decide, those decided, and the budget.
 type locator[T commerce.Record] struct {
@@ -219,7 +223,7 @@ func (l *locator[T]) plan(sp createdRange) []createdRange {
 	l.committed += len(parts)
 	l.reads -= sp.readCost(l.ps)
 	for _, p := range parts {
-		l.reads += pagesFor(max(p.hi-p.lo, 1), l.ps)
+		l.reads += p.sizeCost(l.ps)
 	}
 	return parts
 }
@@ -253,7 +257,7 @@ func (l *locator[T]) queue(sp splitting) error {
 	sum := 0
 	for _, p := range sp.parts {
 		sum += p.count
-		l.reads += p.readCost(l.ps) - pagesFor(max(p.hi-p.lo, 1), l.ps)
+		l.reads += p.readCost(l.ps) - p.sizeCost(l.ps)
 	}
 	l.committed -= len(sp.parts)
 	if sum != sp.count {
@@ -285,7 +289,7 @@ func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
 				hi = cuts[i+1]
 			}
 			parts[i] = createdRange{lo: lo, hi: hi}
-			reads += pagesFor(max(hi-lo, 1), l.ps)
+			reads += parts[i].sizeCost(l.ps)
 		}
 		if l.spent()+l.committed+len(cuts)+reads <= l.budget {
 			return parts
