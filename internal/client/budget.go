@@ -149,6 +149,10 @@ func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryA
 		b.accepted = append(b.accepted, now)
 		b.lastAccepted = now
 		b.refusedInRow = 0
+		if b.learned > 0 && sent.Before(b.lastDecrease) && now.Sub(b.lastDecrease) < budgetWindow {
+			b.countLate()
+			return
+		}
 		b.grow(ctx, now)
 		return
 	}
@@ -191,6 +195,23 @@ func (b *budget) decrease(ctx context.Context, now time.Time) bool {
 		"rate_limit": b.ceiling,
 	})
 	return true
+}
+
+// countLate counts an answer accepted after the budget dropped, to a
+// request sent before: the store accepted it in the window the drop
+// measured, but its answer was still on its way then. Without it, a drop
+// that comes while few requests are in flight (the courteous start, see
+// concurrency.go) sets the budget by what happened to be answered first.
+func (b *budget) countLate() {
+	b.refusedAt += 1 / budgetWindow.Seconds()
+	target := budgetBackoff * b.refusedAt
+	if b.ceiling > 0 {
+		target = min(target, b.ceiling)
+	}
+	if target > b.learned {
+		b.learned = target
+		b.limiter.SetLimit(rate.Limit(b.learned))
+	}
 }
 
 // pause holds every request back after a 429. When the store accepted
