@@ -150,7 +150,7 @@ func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryA
 		b.lastAccepted = now
 		b.refusedInRow = 0
 		if b.learned > 0 && sent.Before(b.lastDecrease) && now.Sub(b.lastDecrease) < budgetWindow {
-			b.countLate()
+			b.countLate(ctx)
 			return
 		}
 		b.grow(ctx, now)
@@ -202,15 +202,10 @@ func (b *budget) decrease(ctx context.Context, now time.Time) bool {
 // measured, but its answer was still on its way then. Without it, a drop
 // that comes while few requests are in flight (the courteous start, see
 // concurrency.go) sets the budget by what happened to be answered first.
-func (b *budget) countLate() {
+func (b *budget) countLate(ctx context.Context) {
 	b.refusedAt += 1 / budgetWindow.Seconds()
-	target := budgetBackoff * b.refusedAt
-	if b.ceiling > 0 {
-		target = min(target, b.ceiling)
-	}
-	if target > b.learned {
-		b.learned = target
-		b.limiter.SetLimit(rate.Limit(b.learned))
+	if target := budgetBackoff * b.refusedAt; target > b.learned {
+		b.raise(ctx, target)
 	}
 }
 
@@ -257,10 +252,16 @@ func (b *budget) grow(ctx context.Context, now time.Time) {
 	perSecond := max(minBudgetClimb, share*b.learned)
 	elapsed := now.Sub(b.lastGrowth).Seconds()
 	b.lastGrowth = now
-	b.learned += perSecond * min(elapsed, budgetWindow.Seconds())
+	b.raise(ctx, b.learned+perSecond*min(elapsed, budgetWindow.Seconds()))
+}
+
+// raise sets the learned budget to target, within the ceiling, and logs
+// it once it is a tenth above the budget last logged.
+func (b *budget) raise(ctx context.Context, target float64) {
 	if b.ceiling > 0 {
-		b.learned = min(b.learned, b.ceiling)
+		target = min(target, b.ceiling)
 	}
+	b.learned = target
 	b.limiter.SetLimit(rate.Limit(b.learned))
 	if b.learned >= 1.1*b.logged {
 		b.logged = b.learned

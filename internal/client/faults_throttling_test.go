@@ -113,12 +113,12 @@ func TestFault429StormBackoff(t *testing.T) {
 	t.Logf("lowest concurrency limit %d, budget after the storm %.1f/s, now %.1f/s", low.v.Load(), stats.Budget, c.budget.rate())
 }
 
-// TestCourteousStartAtAStrictStore: one listing of 10,000 accounts at a
+// TestCourteousStartAt20PerSecond: one listing of 10,000 accounts at a
 // store of 20 requests per second, whose limit the client has not learned:
 // at most 5% of its requests are answered 429 (without the courteous
 // start, 6.5 to 8.2%: the 8 requests in flight when the store's window
 // first fills), and the budget it learns is 90% of what the store took.
-func TestCourteousStartAtAStrictStore(t *testing.T) {
+func TestCourteousStartAt20PerSecond(t *testing.T) {
 	longTest(t)
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 10000, Orders: -1, Files: -1, Customers: -1, Hierarchies: -1,
 		Latency: 20 * time.Millisecond, RateLimit: 20})
