@@ -89,6 +89,8 @@ type flags struct {
 	clientID, clientSecret       string
 	seed                         int64
 	flatTimestamps, stringStatus bool
+	counting                     string
+	countingFor                  []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -126,6 +128,11 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	}
 	fs.StringVar(&f.fileSizeTies, "file-size-ties", "", "comma-separated sizes of groups of files sharing one exact file_size (default none)")
 	fs.StringVar(&f.ignoreSort, "ignore-sort", "", "comma-separated resources ("+strings.Join(c.resources, ", ")+") whose lists accept and ignore any sort instead of answering 400")
+	fs.StringVar(&f.counting, "counting", "exact-unlabelled", "how the store counts a list's matches when a request does not ask: exact-unlabelled, exact, lower_bound[:N] (default N 1000), observed, estimate[:P] (default P 10) or none, then ,unlabelled (no total_method) and ,ignore-exact (page[total_method]=exact not honoured)")
+	fs.Func("counting-for", "`resource=counting` for one resource, as -counting spells it (repeat the flag for more)", func(v string) error {
+		f.countingFor = append(f.countingFor, v)
+		return nil
+	})
 	fs.BoolVar(&c.opts.ShuffleTies, "shuffle-ties", false, "give the records of a sorted list that share the sort value in another order on every request, as a store that sorts on a non-unique key may")
 	fs.StringVar(&f.aliases, "alias", "", "comma-separated `path=resource` pairs that serve a resource at another list path too (e.g. /v2/members=customers), to try commerce_list on an endpoint the provider does not know")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the generated data")
@@ -191,6 +198,9 @@ func (f *flags) setOptions(c *config) error {
 	if o.Aliases, err = parseAliases(f.aliases); err != nil {
 		return err
 	}
+	if err := f.setCounting(o); err != nil {
+		return err
+	}
 	if o.BaseTime, err = time.Parse(time.RFC3339, f.baseTime); err != nil {
 		return fmt.Errorf("-base-time: %w", err)
 	}
@@ -215,6 +225,33 @@ func (f *flags) setOptions(c *config) error {
 	o.ClientID, o.ClientSecret = f.clientID, f.clientSecret
 	if c.failRate > 0 {
 		o.Faults = emulator.FailRandomly(c.failRate, f.seed, emulator.Fault{Status: 503})
+	}
+	return nil
+}
+
+// setCounting checks -counting and -counting-for and sets the options.
+func (f *flags) setCounting(o *emulator.Options) error {
+	var err error
+	if o.Counting, err = emulator.ParseCounting(f.counting); err != nil {
+		return fmt.Errorf("-counting: %w", err)
+	}
+	for _, v := range f.countingFor {
+		name, spelled, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("-counting-for: %q is not resource=counting", v)
+		}
+		names, err := f.parseResources("counting-for", name)
+		if err != nil || len(names) != 1 {
+			return fmt.Errorf("-counting-for: %q names no one resource: %v", v, err)
+		}
+		c, err := emulator.ParseCounting(spelled)
+		if err != nil {
+			return fmt.Errorf("-counting-for: %w", err)
+		}
+		if o.CountingFor == nil {
+			o.CountingFor = map[string]emulator.Counting{}
+		}
+		o.CountingFor[name] = c
 	}
 	return nil
 }

@@ -33,6 +33,14 @@ func TestParseFlags(t *testing.T) {
 		o.Customers != emulator.DefaultCustomers || o.Hierarchies != emulator.DefaultHierarchies {
 		t.Errorf("options %+v", o)
 	}
+	c, err = parseFlags([]string{"-counting", "lower_bound:10000,unlabelled", "-counting-for", "orders=observed", "-counting-for", "files=none"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.opts; o.Counting != (emulator.Counting{Method: "lower_bound", Cap: 10000, Unlabelled: true}) ||
+		len(o.CountingFor) != 2 || o.CountingFor["orders"].Method != "observed" || o.CountingFor["files"].Method != "none" {
+		t.Errorf("counting options %+v, %+v", o.Counting, o.CountingFor)
+	}
 	if !slices.Equal(c.resources, []string{"orders", "files", "accounts", "customers", "hierarchies"}) {
 		t.Errorf("banner resources %v", c.resources)
 	}
@@ -54,6 +62,10 @@ func TestParseFlags(t *testing.T) {
 		{"-customers", "-1"},
 		{"-hierarchy-ties", "1"},
 		{"-base-time", "yesterday"},
+		{"-counting", "precise"},
+		{"-counting-for", "orders"},
+		{"-counting-for", "promotions=exact"},
+		{"-counting-for", "orders=lower_bound:0"},
 		{"extra"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {

@@ -59,8 +59,8 @@ func checkDecodeListBody[T Record](t *testing.T, body []byte, kind Kind[T], limi
 		}
 		return
 	}
-	if p.Offset != offset || p.Total < 0 || len(p.Records) > limit {
-		t.Fatalf("page offset %d total %d with %d records; requested offset %d limit %d", p.Offset, p.Total, len(p.Records), offset, limit)
+	if p.Offset != offset || p.Count.N < 0 || len(p.Records) > limit {
+		t.Fatalf("page offset %d total %d with %d records; requested offset %d limit %d", p.Offset, p.Count.N, len(p.Records), offset, limit)
 	}
 	ids := map[string]bool{}
 	for i, rec := range p.Records {
@@ -76,7 +76,7 @@ func checkDecodeListBody[T Record](t *testing.T, body []byte, kind Kind[T], limi
 	}
 	// Decoding is a function of the body.
 	again, err := DecodeListBody(body, kind, limit, offset, keepRaw, fuzzPath)
-	if err != nil || again.Total != p.Total || len(again.Records) != len(p.Records) {
-		t.Fatalf("decoding the same body again gave %d records, total %d, error %v", len(again.Records), again.Total, err)
+	if err != nil || again.Count.N != p.Count.N || len(again.Records) != len(p.Records) {
+		t.Fatalf("decoding the same body again gave %d records, total %d, error %v", len(again.Records), again.Count.N, err)
 	}
 }

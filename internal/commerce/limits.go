@@ -39,8 +39,10 @@ func ListParams(expr, sort string, offset, limit int) url.Values {
 }
 
 // ListRequestLength is the length of the request target of a list request
-// of path, as ListParams builds it: what the service's MaxRequestBytes
-// counts.
+// of path, as ListParams builds it and with an exact count asked for (the
+// longest a listing sends): what the service's MaxRequestBytes counts.
 func ListRequestLength(path, expr, sort string, offset, limit int) int {
-	return len(path) + 1 + len(ListParams(expr, sort, offset, limit).Encode())
+	q := ListParams(expr, sort, offset, limit)
+	q.Set(TotalMethodParam, string(CountExact))
+	return len(path) + 1 + len(q.Encode())
 }

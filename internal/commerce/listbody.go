@@ -3,6 +3,7 @@ package commerce
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -22,7 +23,8 @@ type pageMeta struct {
 }
 
 type resultsMeta struct {
-	Total *int `json:"total"`
+	Total       *int    `json:"total"`
+	TotalMethod *string `json:"total_method"`
 }
 
 // listEnvelope is a list body without its records.
@@ -39,7 +41,9 @@ type listEnvelope struct {
 // Page is one decoded list response.
 type Page[T Record] struct {
 	Records []T
-	Total   int // results.total: records matching the request's filter
+	// Count is results.total, the records matching the request's filter
+	// as the service counted them, and how it counted (count.go).
+	Count Count
 	Offset  int // offset requested
 	// Issues are the display attributes of an unexpected type its records
 	// held (lenient.go).
@@ -83,11 +87,9 @@ func DecodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 	if lb.Meta != nil && lb.Meta.Results != nil {
 		results = lb.Meta.Results
 	}
-	if results == nil || results.Total == nil {
-		return out, problem("the response has no results.total (neither meta.results.total nor results.total), so the provider cannot tell whether the list is complete")
-	}
-	if *results.Total < 0 {
-		return out, problem("results.total is negative (%d)", *results.Total)
+	count, err := decodeCount(results)
+	if err != nil {
+		return out, problem("%v", err)
 	}
 	if d.records == nil {
 		return out, problem("the response has no data array")
@@ -98,7 +100,7 @@ func DecodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 	if d.badRecord != nil {
 		return out, problem("record %d of the page at offset %d: %v", d.badIndex, offset, d.badRecord)
 	}
-	out.Total = *results.Total
+	out.Count = count
 	out.Records = *d.records
 	out.Issues = d.issues
 	// One answer lists a record once; a repeated id means another record
@@ -112,6 +114,26 @@ func DecodeListBody[T Record](body []byte, kind Kind[T], limit, offset int, keep
 		index[rec.RecordID()] = i
 	}
 	return out, nil
+}
+
+// decodeCount reads results.total and its total_method. A missing total
+// is a count the service chose not to make (CountNone): the listing goes
+// by the pages alone.
+func decodeCount(results *resultsMeta) (Count, error) {
+	if results == nil || results.Total == nil {
+		return Count{Method: CountNone}, nil
+	}
+	c := Count{N: *results.Total}
+	if results.TotalMethod != nil {
+		c.Method = CountMethod(*results.TotalMethod)
+	}
+	switch {
+	case c.N < 0:
+		return c, fmt.Errorf("results.total is negative (%d)", c.N)
+	case c.Method == CountNone:
+		return c, errors.New(`results.total_method is "none", but the response has a results.total`)
+	}
+	return c, nil
 }
 
 // contractType names the type a member of a list body should have had.

@@ -67,9 +67,9 @@ func decodeVendorList[T Record](t *testing.T, body []byte, kind Kind[T], limit i
 	if err != nil {
 		t.Fatalf("decoding with raw JSON: %v", err)
 	}
-	if plain.Total != withRaw.Total || len(plain.Records) != len(withRaw.Records) {
+	if plain.Count.N != withRaw.Count.N || len(plain.Records) != len(withRaw.Records) {
 		t.Fatalf("the two decoding paths disagree: total %d/%d, %d/%d records",
-			plain.Total, withRaw.Total, len(plain.Records), len(withRaw.Records))
+			plain.Count.N, withRaw.Count.N, len(plain.Records), len(withRaw.Records))
 	}
 	raws := vendorListRecords(t, body)
 	if len(raws) != len(withRaw.Records) {
@@ -101,8 +101,8 @@ func equalWithoutJSON[T Record](a, b T) bool {
 
 func TestVendorFilesList(t *testing.T) {
 	p := decodeVendorList(t, vendorFixture(t, "files_list.json"), Files, 100)
-	if p.Total != 1 {
-		t.Errorf("total = %d, want 1 (meta.results.total)", p.Total)
+	if p.Count.N != 1 {
+		t.Errorf("total = %d, want 1 (meta.results.total)", p.Count.N)
 	}
 	if len(p.Records) != 1 {
 		t.Fatalf("got %d records, want 1", len(p.Records))
@@ -150,8 +150,8 @@ func checkSortValues(t *testing.T, rec Record, want map[string]string, absent ..
 
 func TestVendorAccountsList(t *testing.T) {
 	p := decodeVendorList(t, vendorFixture(t, "accounts_list.json"), Accounts, 25)
-	if p.Total != 1 {
-		t.Errorf("total = %d, want 1 (meta.results.total)", p.Total)
+	if p.Count.N != 1 {
+		t.Errorf("total = %d, want 1 (meta.results.total)", p.Count.N)
 	}
 	if len(p.Records) != 1 {
 		t.Fatalf("got %d records, want 1", len(p.Records))
@@ -330,8 +330,8 @@ func TestVendorOrderGetCustomDiscounts(t *testing.T) {
 // meta.page.limit is 100.
 func TestVendorOrdersList(t *testing.T) {
 	p := decodeVendorList(t, vendorFixture(t, "orders_list.json"), Orders, 100)
-	if p.Total != 100 {
-		t.Errorf("total = %d, want 100 (meta.results.total)", p.Total)
+	if p.Count.N != 100 {
+		t.Errorf("total = %d, want 100 (meta.results.total)", p.Count.N)
 	}
 	if len(p.Records) != 1 {
 		t.Fatalf("got %d records, want 1", len(p.Records))
@@ -401,8 +401,8 @@ func decodeVendorGeneric(t *testing.T, body []byte, r Endpoint) Page[Generic] {
 
 func TestVendorCustomersGeneric(t *testing.T) {
 	p := decodeVendorGeneric(t, vendorFixture(t, "customers_list.json"), CustomersEndpoint)
-	if p.Total != 2 || len(p.Records) != 2 {
-		t.Fatalf("total %d, %d records; want 2, 2", p.Total, len(p.Records))
+	if p.Count.N != 2 || len(p.Records) != 2 {
+		t.Fatalf("total %d, %d records; want 2, 2", p.Count.N, len(p.Records))
 	}
 	want := []Common{
 		{ID: "2479c9b3-615d-4ebc-a99d-87ffc67d1955", CreatedAt: "2017-01-11T18:44:45Z", UpdatedAt: "2017-05-31T04:12:12Z"},
@@ -426,8 +426,8 @@ func TestVendorCustomersGeneric(t *testing.T) {
 // attributes under attributes, and no meta.page.
 func TestVendorHierarchiesGeneric(t *testing.T) {
 	p := decodeVendorGeneric(t, vendorFixture(t, "hierarchies_list.json"), HierarchiesEndpoint)
-	if p.Total != 30 || len(p.Records) != 1 {
-		t.Fatalf("total %d, %d records; want 30 (meta.results.total), 1", p.Total, len(p.Records))
+	if p.Count.N != 30 || len(p.Records) != 1 {
+		t.Fatalf("total %d, %d records; want 30 (meta.results.total), 1", p.Count.N, len(p.Records))
 	}
 	rec := p.Records[0]
 	got := rec.Common

@@ -126,24 +126,15 @@ func (s *Server) handleList(r *http.Request, t *table) *response {
 		b = t.res.appendRecord(b, t, row, enc)
 	}
 	s.mu.RUnlock()
+	count := s.countFor(t.res.name, p.totalMethod, total, from, to-from, r.URL.RawQuery+"#"+strconv.FormatInt(s.estimates.Add(1), 10))
 	b = append(b, `],"links":`...)
-	b = appendLinks(b, r, p, total)
+	b = appendLinks(b, r, p, total, count.present)
 	if s.opts.FlatTimestamps {
 		b = append(b, ',')
 	} else {
 		b = append(b, `,"meta":{`...)
 	}
-	b = append(b, `"page":{"limit":`...)
-	b = strconv.AppendInt(b, int64(p.limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(p.offset), 10)
-	b = append(b, `,"current":`...)
-	b = strconv.AppendInt(b, int64(p.offset/p.limit+1), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64((total+p.limit-1)/p.limit), 10)
-	b = append(b, `},"results":{"total":`...)
-	b = strconv.AppendInt(b, int64(total), 10)
-	b = append(b, '}', '}')
+	b = appendPaging(b, p, count)
 	if !s.opts.FlatTimestamps {
 		b = append(b, '}')
 	}
@@ -151,9 +142,38 @@ func (s *Server) handleList(r *http.Request, t *table) *response {
 	return &response{status: http.StatusOK, buf: bp}
 }
 
+// appendPaging appends the page and results members of a list body: the
+// page count and results.total as count says, and its label.
+func appendPaging(b []byte, p *listParams, count listCount) []byte {
+	b = append(b, `"page":{"limit":`...)
+	b = strconv.AppendInt(b, int64(p.limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(p.offset), 10)
+	b = append(b, `,"current":`...)
+	b = strconv.AppendInt(b, int64(p.offset/p.limit+1), 10)
+	if count.present {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64((count.total+p.limit-1)/p.limit), 10)
+	}
+	b = append(b, `},"results":{`...)
+	if count.present {
+		b = append(b, `"total":`...)
+		b = strconv.AppendInt(b, int64(count.total), 10)
+	}
+	if count.label != "" {
+		if count.present {
+			b = append(b, ',')
+		}
+		b = append(b, `"total_method":"`...)
+		b = append(b, count.label...)
+		b = append(b, '"')
+	}
+	return append(b, '}', '}')
+}
+
 // appendLinks appends the first, prev, next and last page links (prev and
-// next are null at the ends).
-func appendLinks(b []byte, r *http.Request, p *listParams, total int) []byte {
+// next are null at the ends; last is null when the answer has no count).
+func appendLinks(b []byte, r *http.Request, p *listParams, total int, counted bool) []byte {
 	scheme := "http://"
 	if r.TLS != nil {
 		scheme = "https://"
@@ -202,7 +222,7 @@ func appendLinks(b []byte, r *http.Request, p *listParams, total int) []byte {
 	b = append(b, ',')
 	b = link(b, "next", p.offset+p.limit, p.offset+p.limit < total)
 	b = append(b, ',')
-	b = link(b, "last", last, true)
+	b = link(b, "last", last, counted)
 	return append(b, '}')
 }
 

@@ -164,7 +164,8 @@ type pageInfo struct {
 }
 
 type resultsInfo struct {
-	Total *int `json:"total"`
+	Total       *int    `json:"total"`
+	TotalMethod *string `json:"total_method"`
 }
 
 type listBody struct {

@@ -336,7 +336,7 @@ func TestListParameterErrors(t *testing.T) {
 		{"page[offset]=x", "page[offset]", []string{"page[offset]"}},
 		{"page[offset]=", "page[offset]", []string{"page[offset]"}},
 		{"page[offset]=1e3", "page[offset]", []string{"page[offset]"}},
-		{"page[size]=10", "page[size]", []string{"page[size]", "page[limit], page[offset], sort and filter"}},
+		{"page[size]=10", "page[size]", []string{"page[size]", "page[limit], page[offset], page[total_method], sort and filter"}},
 		{"limit=10", "limit", []string{"limit"}},
 		{"page%5Blimit%5D=10&page[limit]=20", "page[limit]", []string{"at most once", "2 times"}},
 		{"sort=created_at&sort=id", "sort", []string{"sort"}},

@@ -96,6 +96,14 @@ type Options struct {
 	// would. By default an unsupported sort gets 400, and files and
 	// hierarchies refuse every sort. See also SetIgnoreSort.
 	IgnoreSort []string
+	// Counting is how the store counts a list's matches when a request
+	// does not ask (page[total_method]), and whether it honours one that
+	// asks for an exact count: counts.go. The zero value counts exactly
+	// and sends no total_method, as the documented API does.
+	Counting Counting
+	// CountingFor counts the resources it names ("orders", "accounts",
+	// ...) otherwise than the store.
+	CountingFor map[string]Counting
 	// ShuffleTies gives the records of a sorted list that share the sort
 	// value in another order on every request, as a store that sorts on a
 	// non-unique key may (the vendor documents no order among ties).

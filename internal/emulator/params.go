@@ -15,9 +15,11 @@ type listParams struct {
 	// filterRaw and sortRaw are echoed into the links.
 	filterRaw, sortRaw string
 	hasFilter, hasSort bool
+	// totalMethod is page[total_method], "" when not asked.
+	totalMethod string
 }
 
-var listParamNames = []string{"page[limit]", "page[offset]", "sort", "filter"}
+var listParamNames = []string{"page[limit]", "page[offset]", "page[total_method]", "sort", "filter"}
 
 // parseDigits parses a non-negative decimal integer made of digits only
 // (no sign, no spaces). Values too large for an int saturate.
@@ -48,7 +50,7 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 	}
 	for name, vs := range values {
 		if !slices.Contains(listParamNames, name) {
-			return nil, badRequest(name, "Unknown query parameter %q: the supported parameters are page[limit], page[offset], sort and filter.", name)
+			return nil, badRequest(name, "Unknown query parameter %q: the supported parameters are page[limit], page[offset], page[total_method], sort and filter.", name)
 		}
 		if len(vs) > 1 {
 			return nil, badRequest(name, "Query parameter %q is given %d times; give it at most once.", name, len(vs))
@@ -72,6 +74,12 @@ func (s *Server) parseListParams(t *table, rawQuery string) (*listParams, *apiEr
 			return nil, t.res.offsetLimitError(vs[0], limit)
 		}
 		p.offset = n
+	}
+	if vs, ok := values["page[total_method]"]; ok {
+		if !slices.Contains(countMethods, vs[0]) {
+			return nil, badRequest("page[total_method]", "Invalid page[total_method] %q: it must be one of %s.", vs[0], strings.Join(countMethods, ", "))
+		}
+		p.totalMethod = vs[0]
 	}
 	if vs, ok := values["sort"]; ok {
 		p.sortRaw, p.hasSort = vs[0], true

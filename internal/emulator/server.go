@@ -41,12 +41,14 @@ type Server struct {
 	tokenLifetime       atomic.Int64 // time.Duration
 	softOffsetEnforced  atomic.Bool
 	ignoreSort          atomic.Uint32 // resourceBits set
+	counting            atomic.Pointer[countPlan]
 	limiter             rateLimiter
 	rateLimitRetryAfter atomic.Bool
 	faults              atomic.Pointer[FaultFunc]
 
 	seq         atomic.Int64
 	tieShuffles atomic.Int64 // seeds of ShuffleTies, one per request
+	estimates   atomic.Int64 // draws of CountEstimate, one per list answer
 	idPrefix    string
 
 	httpSrv *http.Server
@@ -78,6 +80,11 @@ func New(opts Options) *Server {
 		s.clock = t.latest(s.clock)
 	}
 	s.ignoreSort.Store(resourceBits(opts.IgnoreSort))
+	s.counting.Store(&countPlan{byRes: map[string]Counting{}})
+	s.SetCounting(opts.Counting)
+	for name, c := range opts.CountingFor {
+		s.SetCounting(c, name)
+	}
 	s.latency.Store(int64(opts.Latency))
 	s.tokenLifetime.Store(int64(opts.TokenLifetime))
 	s.tokens.maxUses.Store(int64(max(opts.TokenRequests, 0)))
