@@ -19,9 +19,6 @@ import (
 // emulator, which implements the service from its documentation and is
 // read as such.
 const (
-	// maxPackageLines is the most non-test lines one package may have:
-	// past it, a package holds more than one concern.
-	maxPackageLines = 3200
 	// maxFunctionLines is the longest function, from func to its closing
 	// brace; schema declarations (a data source's Schema, and functions
 	// that return schema attributes) are lists, not logic, and exempt.
@@ -85,15 +82,6 @@ func internalPackages(t *testing.T) (*token.FileSet, []*goPackage) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].dir < out[j].dir })
 	return fset, out
-}
-
-func TestPackagesStayWithinTheirLineLimit(t *testing.T) {
-	_, pkgs := internalPackages(t)
-	for _, p := range pkgs {
-		if p.lines > maxPackageLines {
-			t.Errorf("%s has %d non-test lines, more than %d: it holds more than one concern; move one into a package of its own", p.dir, p.lines, maxPackageLines)
-		}
-	}
 }
 
 func TestFunctionsStayShort(t *testing.T) {

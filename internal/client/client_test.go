@@ -67,8 +67,8 @@ func TestOneTokenForManyRequests(t *testing.T) {
 	if st.TokenRequests != 1 {
 		t.Errorf("token requests = %d, want 1 for %d list requests", st.TokenRequests, st.ListRequests["orders"])
 	}
-	if st.ListRequests["orders"] != 3*25 {
-		t.Errorf("list requests = %d, want 75 (25 pages of 100, three times)", st.ListRequests["orders"])
+	if st.ListRequests["orders"] != 3*26 {
+		t.Errorf("list requests = %d, want 78 (25 pages of 100 and the empty one that shows the end, three times)", st.ListRequests["orders"])
 	}
 }
 

@@ -16,8 +16,9 @@ import "strconv"
 // meta.results.total_method, or CountUnlabelled and CountNone.
 type CountMethod string
 
-// The count methods the vendor documents or its CLI sends, and the two
-// the provider names itself.
+// The count methods the provider tells apart (the vendor's CLI also sends
+// estimate and cached, which come back as some other method: the provider
+// treats every method it does not know as a guess).
 const (
 	// CountUnlabelled: a results.total without total_method, as older
 	// endpoints send (exact, as far as their documentation goes).
@@ -28,7 +29,6 @@ const (
 	// CountObserved: estimated from what the request saw, one more than
 	// the records up to the page's end when another page follows.
 	CountObserved CountMethod = "observed"
-	CountEstimate CountMethod = "estimate"
 	// CountNone: the answer has no results.total at all.
 	CountNone CountMethod = "none"
 )

@@ -50,7 +50,7 @@ func TestCountSteadyAndExact(t *testing.T) {
 		{CountExact, true, true, "7"},
 		{CountLowerBound, false, false, "at least 7"},
 		{CountObserved, false, false, "about 7 (observed)"},
-		{CountEstimate, false, false, "about 7 (estimate)"},
+		{CountMethod("estimate"), false, false, "about 7 (estimate)"},
 		{CountNone, false, false, "no count"},
 	} {
 		c := Count{N: 7, Method: tc.m}

@@ -43,8 +43,8 @@ type Page[T Record] struct {
 	Records []T
 	// Count is results.total, the records matching the request's filter
 	// as the service counted them, and how it counted (count.go).
-	Count Count
-	Offset  int // offset requested
+	Count  Count
+	Offset int // offset requested
 	// Issues are the display attributes of an unexpected type its records
 	// held (lenient.go).
 	Issues Issues

@@ -119,7 +119,7 @@ func (p *readPlan[T]) refresh(ctx context.Context, q listQuery, to emitters[T], 
 		return st, refresh.NotProvable{Reason: err.Error()}
 	}
 	var rec refresh.Recorder
-	st.Total = len(res.Records)
+	st.Total, st.TotalKnown = len(res.Records), true
 	for _, r := range res.Records {
 		rec.Add(r)
 		if err := to.emit(r); err != nil {
@@ -127,7 +127,7 @@ func (p *readPlan[T]) refresh(ctx context.Context, q listQuery, to emitters[T], 
 		}
 		st.Listed++
 		if q.progress && st.Listed%progressInterval == 0 {
-			p.e.logProgress(ctx, p.kind.Name, st.Listed, st.Total)
+			p.e.logProgress(ctx, p.kind.Name, st.Listed, commerce.Count{N: st.Total, Method: commerce.CountExact})
 		}
 	}
 	p.saveSnapshot(ctx, &rec, q, time.Since(start))
@@ -182,9 +182,9 @@ type refreshSource[T commerce.Record] struct {
 	room filterRoom
 }
 
-func (s refreshSource[T]) Count(ctx context.Context, expr string) (int, error) {
-	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: 1}, nil)
-	return page.Total, err
+func (s refreshSource[T]) Count(ctx context.Context, expr string) (commerce.Count, error) {
+	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: 1, exactCount: true}, nil)
+	return page.Count, err
 }
 
 func (s refreshSource[T]) FirstPage(ctx context.Context, expr string) (commerce.Page[T], error) {

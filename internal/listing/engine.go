@@ -162,10 +162,19 @@ func untraced(_ context.Context, _ commerce.Endpoint, _ time.Duration, err error
 	return Requests{}, err
 }
 
-// logProgress says, every progressInterval records, how far a listing got.
-func (e *Engine) logProgress(ctx context.Context, resource string, listed, total int) {
-	e.log.Info(ctx, "listed "+strconv.Itoa(listed)+" of "+strconv.Itoa(total)+" "+resource,
-		map[string]any{"resource": resource, "listed": listed, "total": total})
+// logProgress says, every progressInterval records, how far a listing got,
+// and what the service's count said there are.
+func (e *Engine) logProgress(ctx context.Context, resource string, listed int, count commerce.Count) {
+	e.log.Info(ctx, "listed "+strconv.Itoa(listed)+" "+resource+" (the service counts "+count.String()+")",
+		map[string]any{"resource": resource, "listed": listed, "count": count.N, "count_method": countMethodName(count)})
+}
+
+// countMethodName is how log lines name a count's method.
+func countMethodName(c commerce.Count) string {
+	if c.Method == commerce.CountUnlabelled {
+		return "unlabelled"
+	}
+	return string(c.Method)
 }
 
 type nopLogger struct{}

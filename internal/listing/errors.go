@@ -6,6 +6,9 @@ package listing
 import (
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
 // OffsetLimitError says that a listing needed to go past the service's
@@ -13,14 +16,24 @@ import (
 type OffsetLimitError struct {
 	Endpoint    string // the endpoint's name, "orders"
 	OffsetLimit int
-	Total       int   // how many records the filter matches
-	Listed      int   // how many were listed before the engine had to stop
-	Err         error // the service's answer to the keyset request
+	Count       commerce.Count // the service's count of the filter's matches
+	Listed      int            // how many were listed before the engine had to stop
+	Err         error          // the service's answer to the keyset request
 }
 
 func (e *OffsetLimitError) Error() string {
-	return fmt.Sprintf("%s: %d records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
-		e.Endpoint, e.Total, e.OffsetLimit, e.Listed, e.Err)
+	return fmt.Sprintf("%s: %s records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
+		e.Endpoint, e.Matches(), e.OffsetLimit, e.Listed, e.Err)
+}
+
+// Matches says how many records match, for messages: the service's count
+// where it is meant to be exact and past the offset limit, else more than
+// the limit (the listing had to go past it).
+func (e *OffsetLimitError) Matches() string {
+	if e.Count.Steady() && e.Count.N > e.OffsetLimit {
+		return strconv.Itoa(e.Count.N)
+	}
+	return "more than " + strconv.Itoa(e.OffsetLimit)
 }
 
 func (e *OffsetLimitError) Unwrap() error { return e.Err }
@@ -29,7 +42,7 @@ func (e *OffsetLimitError) Unwrap() error { return e.Err }
 // query matches: the provider refuses to return a truncated list.
 type UnlistableError struct {
 	Endpoint    string // the endpoint's name, "orders"
-	Total       int    // records the query matches, as the service counts them
+	Total       int    // records the query matches, as far as the listing saw (at least)
 	OffsetLimit int
 	Reason      string // why no strategy reaches them all
 	Fix         string // what the user can do

@@ -7,11 +7,13 @@ import (
 )
 
 // pageRequest is one list request: a filter, a sort (empty: the
-// service's own order), which records, and whether to keep their JSON.
+// service's own order), which records, whether to keep their JSON, and
+// whether to ask for an exact count.
 type pageRequest struct {
 	filter, sort  string
 	offset, limit int
 	includeJSON   bool
+	exactCount    bool
 }
 
 // fetchPage requests one page of kind and checks it against the contract
@@ -20,6 +22,9 @@ type pageRequest struct {
 // attributes of an unexpected type its records held go to notes.
 func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], req pageRequest, notes *commerce.DecodeLog) (commerce.Page[T], error) {
 	q := commerce.ListParams(req.filter, req.sort, req.offset, req.limit)
+	if req.exactCount {
+		q.Set(commerce.TotalMethodParam, string(commerce.CountExact))
+	}
 	path := kind.Path + "?" + q.Encode()
 	if req.filter != "" && len(path) > commerce.MaxRequestBytes {
 		// The listing checks its requests before it builds them; this

@@ -14,7 +14,7 @@ import (
 // (see List).
 
 // traverseQuery lists the query's own filter in the sink's key order. Its
-// first page sets Stats.Total, and shows whether the service really sorts:
+// first page's count is the query's (Stats.Count), and shows whether the service really sorts:
 // one that ignores sort= gives that page out of order, before anything is
 // handed out, so the listing can still switch strategy. Traversal
 // goroutine.
@@ -31,9 +31,11 @@ func (w *walk[T]) traverseQuery(ctx context.Context) error {
 }
 
 // openQuery opens the first window of the query's own filter and awaits
-// its first page, whose results.total is the query's. Traversal goroutine.
+// its first page, whose count is the query's: exact where a reader reports
+// the matches past MaxResults and the service honours the ask.
+// Traversal goroutine.
 func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*window[T], commerce.Page[T], error) {
-	win, err := w.open(ctx, w.q.filter, key, nil)
+	win, err := w.start(ctx, w.q.filter, key, nil, w.q.exactCount, nil)
 	if err != nil {
 		return nil, commerce.Page[T]{}, err
 	}
@@ -41,7 +43,7 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*window[T], comme
 	if err != nil {
 		return nil, commerce.Page[T]{}, w.offsetLimitErrorFor(err, win)
 	}
-	w.stats.Total = r0.page.Total
+	w.stats.Count = r0.page.Count
 	return win, r0.page, nil
 }
 
@@ -100,24 +102,21 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *window[T]) error {
 // rereadByKeyset lists up to a window's worth of records from bound on with
 // keyset pages, one after another: each page starts from the last sort
 // value seen, so inserts and deletes cannot make it skip a record. It
-// returns the bound to go on from, or done when the listing is complete.
-// Traversal goroutine.
+// returns the bound to go on from, or done when the listing is complete: a
+// keyset page is one answer from offset 0, so a short one holds every
+// record its filter matches, whatever the count says. Traversal goroutine.
 func (w *walk[T]) rereadByKeyset(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
 			return nil, false, err
 		}
-		p, err := w.fetch(ctx, expr, key, 0)
+		p, err := w.fetch(ctx, pageRequest{filter: expr, sort: key.param()})
 		if err != nil {
 			return nil, false, err
 		}
-		if want := min(p.Total, w.pageSize); len(p.Records) != want {
-			// A keyset page is one answer from offset 0: it holds the first
-			// min(total, limit) records its filter matches, whatever writes
-			// happen. Trusting a total that disagrees would end the listing
-			// early (total too small) or chase records that are not there.
-			return nil, false, w.contractError("?filter="+expr, "results.total is %d, so the page (page[limit] %d) should hold %d records, but it holds %d", p.Total, w.pageSize, want, len(p.Records))
+		if bad := disorder(key, p.Records); bad != "" {
+			return nil, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
 		}
 		covered += len(p.Records)
 		for _, rec := range p.Records {
@@ -125,7 +124,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base string, key sortKey, 
 				return nil, done, err
 			}
 		}
-		if p.Total <= len(p.Records) {
+		if len(p.Records) < w.pageSize {
 			return nil, true, nil
 		}
 		firstKey, err := keyOf(key, p.Records[0])

@@ -3,9 +3,12 @@ package listing
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // listQuery is one listing of one filter, as the engine runs it: a read's
@@ -23,6 +26,10 @@ type listQuery struct {
 	// progress logs every progressInterval records; off for the listings
 	// a read makes on the way (parts, a refresh's changes).
 	progress bool
+	// exactCount asks the service for an exact count of the query's
+	// matches on the first request, for a reader cut at its MaxResults
+	// that reports the matches (Query.CountMatches).
+	exactCount bool
 }
 
 // emitters are where a listing's records go: emit in the query's order,
@@ -40,7 +47,19 @@ const progressInterval = 5000
 // stats describes a finished (or failed) listing. What it cost in
 // requests, retries and 429s the transport counts (Options.Trace).
 type listStats struct {
-	Total   int // results.total for the query's filter, from the first page
+	// Total is how many records match, where TotalKnown: those listed
+	// when the listing reached its end, else the service's count where it
+	// said it was exact. Otherwise Total is the records listed, the
+	// matches at least.
+	Total      int
+	TotalKnown bool
+	// Count is the service's count of the query's filter, from the first
+	// page: a guess that sizes the listing, never what ends it.
+	Count commerce.Count
+	// cutHere is set when the provider leaves out records the service
+	// counts (a consistency cut it applies itself): Count is no count of
+	// the result then.
+	cutHere bool
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
 	Windows int // offset windows traversed (see list)
@@ -114,10 +133,12 @@ func list[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[
 		cancel()
 		r.sched.close()
 	}()
+	r.maxMatches = idBound(q.filter)
 	l := &listing[T]{windowReader: r, q: q, to: to}
 	l.q.filter, l.createdBefore = r.createdBeforeFilter(q)
+	l.stats.cutHere = l.createdBefore != ""
 	out, err := l.run(ctx, q.key)
-	return l.finish(ctx, out), err
+	return l.finish(ctx, out, err), err
 }
 
 // listing is one list call: what it reads with (the windowReader), what
@@ -136,7 +157,7 @@ type listing[T commerce.Record] struct {
 // listing's limit and progress, each record once.
 func (l *listing[T]) sink(ctx context.Context) *sink[T] {
 	return &sink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
-		sizeHint: func() int { return l.stats.Total }, progress: l.progress(ctx)}
+		sizeHint: func() int { return l.stats.Count.Hint() }, progress: l.progress(ctx)}
 }
 
 // progress logs every progressInterval records, if the query asks.
@@ -147,7 +168,7 @@ func (l *listing[T]) progress(ctx context.Context) func(listed int) {
 	next := progressInterval
 	return func(listed int) {
 		if listed >= next {
-			l.e.logProgress(ctx, l.kind.Name, listed, l.stats.Total)
+			l.e.logProgress(ctx, l.kind.Name, listed, l.stats.Count)
 			next += progressInterval
 		}
 	}
@@ -194,15 +215,51 @@ func (l *listing[T]) run(ctx context.Context, key sortKey) (*sink[T], error) {
 }
 
 // finish completes the listing's stats from the sink the records went to
-// and warns of the values of an unexpected type its pages held.
-// Traversal goroutine.
-func (l *listing[T]) finish(ctx context.Context, out *sink[T]) listStats {
-	l.stats.Total -= out.dropped
+// and how it ended, and warns of the values of an unexpected type its
+// pages held. Traversal goroutine.
+func (l *listing[T]) finish(ctx context.Context, out *sink[T], err error) listStats {
+	switch {
+	case err != nil:
+		// The listing did not reach its end.
+		l.stats.Total, l.stats.TotalKnown = out.listed, false
+	case l.stats.TotalKnown: // a strategy that listed every match before cutting (sortHere)
+	case !out.full():
+		// Every match went to the sink: their number is the total,
+		// whatever the count said.
+		l.stats.Total, l.stats.TotalKnown = out.listed, true
+	case l.stats.Count.Exact() && !l.stats.cutHere:
+		l.stats.Total, l.stats.TotalKnown = l.stats.Count.N, true
+	default:
+		l.stats.Total = out.listed
+	}
 	l.stats.Listed = out.listed
 	l.stats.Pages = int(l.pages.Load())
 	l.stats.Windows = int(l.windows.Load())
 	l.e.warnDecoded(ctx, l.kind.Name, &l.notes)
 	return l.stats
+}
+
+// idBound is how many records filter can match at most, where it names
+// ids: the values of its in(id,...) or eq(id,...) (ids are unique); 0 for
+// any other filter, or one that does not parse (the plan has reported
+// that).
+func idBound(expr string) int {
+	if !strings.Contains(expr, "id,") {
+		return 0
+	}
+	parsed, err := filter.Parse(expr)
+	if err != nil {
+		return 0
+	}
+	bound := 0
+	for _, t := range parsed {
+		if t.Attribute == "id" && (t.Op == filter.In || t.Op == filter.Eq) {
+			if n := len(slices.Compact(slices.Sorted(slices.Values(t.Values)))); bound == 0 || n < bound {
+				bound = n
+			}
+		}
+	}
+	return bound
 }
 
 // sortRefusal recognises the service refusing sort=: a 400 naming the

@@ -134,9 +134,9 @@ func TestListMaxResults(t *testing.T) {
 	for _, limit := range []int{1, 150, 10000, 10001, 12345} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
 			srv.ResetStats()
-			stats := expectIDs(t, srv, c, commerce.Orders, Query{MaxResults: limit})
-			if stats.Total != 25000 {
-				t.Errorf("total = %d, want the service's 25000", stats.Total)
+			stats := expectIDs(t, srv, c, commerce.Orders, Query{MaxResults: limit, CountMatches: true})
+			if stats.Total != 25000 || !stats.TotalKnown || !stats.Count.Exact() {
+				t.Errorf("total = %d (known %v, count %+v), want the service's exact 25000", stats.Total, stats.TotalKnown, stats.Count)
 			}
 			// The cut needs the records up to the limit, the rest of the
 			// tie group it falls in (which come by id), and one record
@@ -208,8 +208,8 @@ func TestListKeysetRefused(t *testing.T) {
 	if !errors.As(err, &limitErr) {
 		t.Fatalf("error = %v, want *OffsetLimitError", err)
 	}
-	if limitErr.Total != 12000 || limitErr.Listed != 10000 || stats.Listed != 10000 {
-		t.Errorf("total %d, listed %d", limitErr.Total, limitErr.Listed)
+	if limitErr.Count.N != 12000 || limitErr.Matches() != "12000" || limitErr.Listed != 10000 || stats.Listed != 10000 {
+		t.Errorf("count %v, listed %d", limitErr.Count, limitErr.Listed)
 	}
 }
 

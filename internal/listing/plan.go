@@ -74,6 +74,9 @@ func (p *readPlan[T]) listQuery(keep []Query) listQuery {
 			q.maxResults = k.MaxResults
 		}
 		q.includeJSON = q.includeJSON || k.IncludeJSON
+		// Asked whatever the listing's own limit, so that a read cut at
+		// its MaxResults reports the same shared or alone.
+		q.exactCount = q.exactCount || k.CountMatches && k.MaxResults > 0
 	}
 	if p.buffer > 0 {
 		q.createdBefore = time.Now().Add(-p.buffer)

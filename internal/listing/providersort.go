@@ -38,6 +38,8 @@ func (l *listing[T]) sortHere(ctx context.Context, out *sink[T], key sortKey) er
 	if err := sortRecords(all, key); err != nil {
 		return l.contractError("", "%v", err)
 	}
+	// Every match was listed before the cut: their number is the total.
+	l.stats.Total, l.stats.TotalKnown = len(all), true
 	if out.limit > 0 && len(all) > out.limit {
 		all = all[:out.limit]
 	}

@@ -72,8 +72,8 @@ const maxWindowRereads = 5
 const windowFill = 0.7
 
 // listQueryUnsorted lists the query's own filter in the service's own
-// order, like listUnsorted, into the walk's sink; its first page sets
-// Stats.Total.
+// order, like listUnsorted, into the walk's sink; its first page's count is
+// the query's (Stats.Count).
 // Traversal goroutine.
 func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 	win, _, err := w.openQuery(ctx, unsorted)
@@ -94,6 +94,12 @@ func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T)
 // listSpan lists the records of base within sp; win, if set, is the span's
 // window, already opened.
 //
+// A span whose count says it is larger than a window is cut at once.
+// Otherwise its window is read, and its records held until the window
+// ends on a short page: a count may be low, and a window whose pages are
+// full up to the offset limit holds more than offsets reach, so the span
+// is cut after all.
+//
 // Offsets in the service's own order shift with every insert and delete,
 // and there is no sort key to re-read a range by. A window whose pages
 // disagree is therefore cut finer instead, down to windows of one page,
@@ -112,43 +118,68 @@ func (w *walk[T]) listSpan(ctx context.Context, base string, sp span, deliver fu
 		if err != nil {
 			return w.offsetLimitErrorFor(err, win)
 		}
-		total := r0.page.Total
+		size := r0.page.Count.Hint()
 		target := int(windowFill * float64(w.windowCap))
-		if total <= w.windowCap {
-			_, _, err := w.read(ctx, win, unlimited, deliver)
-			if !errors.Is(err, errWindowChanged) {
+		if size <= w.windowCap {
+			var held []T
+			ended, _, err := w.read(ctx, win, unlimited, func(rec T) (bool, error) { held = append(held, rec); return false, nil })
+			switch {
+			case err == nil && ended:
+				return deliverAll(held, deliver)
+			case err == nil:
+				// Full up to the offset limit: more than the count said.
+				size = w.windowCap + 1
+			case !errors.Is(err, errWindowChanged):
 				return w.offsetLimitErrorFor(err, win)
-			}
-			win.cancel()
-			if attr == "" || sp.single() || total <= w.pageSize {
+			case attr == "" || sp.single() || max(size, len(held)) <= w.pageSize:
+				win.cancel()
 				sent := win.expr
 				win = nil
 				if reread+1 >= maxWindowRereads {
 					return w.contractError("?filter="+sent,
-						"the records changed under the listing %d times in a row (totals, page sizes or ids disagreed between pages)", maxWindowRereads)
+						"the records changed under the listing %d times in a row (counts, page sizes or ids disagreed between pages)", maxWindowRereads)
 				}
 				continue
+			default:
+				size = max(size, len(held))
+				target = max(w.pageSize, size/4)
 			}
-			target = max(w.pageSize, total/4)
-		} else {
-			win.cancel()
 		}
-		return w.listCut(ctx, base, sp, r0.page, target, deliver)
+		win.cancel()
+		return w.listCut(ctx, base, sp, cutBy[T]{sample: r0.page, size: size, target: target}, deliver)
 	}
 }
 
-// listCut cuts sp into spans of about target records each, by the sample
-// p0 (the first page of sp's window), and lists them in turn.
+// deliverAll hands recs to deliver until it has enough.
+func deliverAll[T commerce.Record](recs []T, deliver func(T) (bool, error)) error {
+	for _, rec := range recs {
+		if done, err := deliver(rec); done || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cutBy is how a span is cut: by the range attribute's values in sample
+// (the first page of the span's window), into parts of about target
+// records of the size the span holds.
+type cutBy[T commerce.Record] struct {
+	sample       commerce.Page[T]
+	size, target int
+}
+
+// listCut cuts sp as by says and lists the parts in turn.
 // Traversal goroutine.
-func (w *walk[T]) listCut(ctx context.Context, base string, sp span, p0 commerce.Page[T], target int, deliver func(T) (bool, error)) error {
+func (w *walk[T]) listCut(ctx context.Context, base string, sp span, by cutBy[T], deliver func(T) (bool, error)) error {
 	attr := w.kind.RangeAttribute
+	p0, size, target := by.sample, by.size, by.target
 	if attr == "" {
-		return &UnlistableError{Endpoint: w.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
-			Reason: fmt.Sprintf("%d records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
-				p0.Total, commerce.OffsetLimit, w.kind.Name),
+		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
+			Reason: fmt.Sprintf("%s records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
+				matches(p0.Count, size), commerce.OffsetLimit, w.kind.Name),
 			Fix: w.unlistableFix()}
 	}
-	subs, err := w.split(base, sp, p0, attr, target)
+	subs, err := w.split(base, sp, p0, size, attr, target)
 	if err != nil {
 		return err
 	}
@@ -171,24 +202,33 @@ func (w *walk[T]) listCut(ctx context.Context, base string, sp span, p0 commerce
 	return nil
 }
 
-// split cuts sp into spans of about target records each, at quantiles of
-// the range attribute in the window's first page, which the service returns
-// in its own order (a sample of the window). A value that fills much of the
-// sample gets a span of its own, so that a tie group is isolated at once
-// rather than halved again and again. Any goroutine (it touches nothing
-// shared).
-func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], attr string, target int) ([]span, error) {
+// matches says, for messages, how many records match: the count where it
+// is exact, else at least the records known to.
+func matches(c commerce.Count, size int) string {
+	if c.Steady() && c.N == size {
+		return strconv.Itoa(size)
+	}
+	return "more than " + strconv.Itoa(size-1)
+}
+
+// split cuts sp, which holds about size records, into spans of about
+// target records each, at quantiles of the range attribute in the window's
+// first page, which the service returns in its own order (a sample of the
+// window). A value that fills much of the sample gets a span of its own,
+// so that a tie group is isolated at once rather than halved again and
+// again. Any goroutine (it touches nothing shared).
+func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], size int, attr string, target int) ([]span, error) {
 	if sp.single() {
-		return nil, &UnlistableError{Endpoint: r.kind.Name, Total: p0.Total, OffsetLimit: commerce.OffsetLimit,
-			Reason: fmt.Sprintf("%d %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
-				p0.Total, r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
+		return nil, &UnlistableError{Endpoint: r.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
+			Reason: fmt.Sprintf("%s %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
+				matches(p0.Count, size), r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
 			Fix: fmt.Sprintf("narrow the filter so that at most %d of them match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())}
 	}
 	vals, err := r.sample(p0, attr)
 	if err != nil {
 		return nil, err
 	}
-	cuts := quantileCuts(vals, max(2, p0.Total/max(target, 1)+1), sp)
+	cuts := quantileCuts(vals, max(2, size/max(target, 1)+1), sp)
 	if len(cuts) == 0 {
 		// Every sampled value sits on sp's lower end: isolate it.
 		c := vals[0] + 1
@@ -212,7 +252,7 @@ func (r *windowReader[T]) sample(p0 commerce.Page[T], attr string) ([]int64, err
 		vals = append(vals, n)
 	}
 	if len(vals) == 0 {
-		return nil, r.contractError("", "results.total is %d but the first page holds no records", p0.Total)
+		return nil, r.contractError("", "results.total is %s but the first page holds no records", p0.Count)
 	}
 	slices.Sort(vals)
 	return vals, nil

@@ -22,6 +22,11 @@ type Query struct {
 	// each record's raw JSON or not.
 	MaxResults  int
 	IncludeJSON bool
+	// CountMatches says the reader reports how many records match, also
+	// past MaxResults: the listing asks the service for an exact count
+	// (page[total_method]=exact) on its first request, and reports it
+	// where the service says it is (Result.TotalKnown).
+	CountMatches bool
 }
 
 // Reader receives one read's records.
@@ -37,10 +42,18 @@ type Reader[T commerce.Record] struct {
 
 // Result is what a read got.
 type Result struct {
-	// Total is results.total of the query's filter (the records the
-	// consistency buffer leaves out are not counted); Listed the records
-	// the reader received, late ones included.
-	Total, Listed int
+	// Total is how many records match the query's filter (the records the
+	// consistency buffer leaves out are not counted) where TotalKnown:
+	// those listed when the listing reached its end, or, when it stopped
+	// at MaxResults, the service's count where it said that count is
+	// exact. Otherwise Total is what was listed, and more match.
+	Total      int
+	TotalKnown bool
+	// Count is the service's count of the query's matches, from the
+	// listing's first request: for messages where Total is not known.
+	Count commerce.Count
+	// Listed is the records the reader received, late ones included.
+	Listed int
 	// Shared is true when a listing another read started served this one.
 	Shared bool
 	// Split says how a long in() was split over several requests (Parts
@@ -76,7 +89,8 @@ func Read[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[
 			"resource": kind.Name, "filter": q.Filter, "sort": p.key.param(),
 		})
 	}
-	res := Result{Total: out.stats.Total, Listed: me.listed, Shared: shared, Split: p.split, Pages: out.stats.Pages}
+	total, known := me.total(out.stats)
+	res := Result{Total: total, TotalKnown: known, Count: out.stats.Count, Listed: me.listed, Shared: shared, Split: p.split, Pages: out.stats.Pages}
 	if me.err != nil {
 		return res, me.err
 	}

@@ -34,6 +34,21 @@ type reader[T commerce.Record] struct {
 	err error
 }
 
+// total is how many records match, as this reader reports it, and
+// whether that is their number (Result.TotalKnown). A reader that got
+// every match reports the listing's total; one cut at its MaxResults, the
+// service's count where it asked for an exact one and the service said it
+// is, else what it got. So a read reports the same shared or alone.
+func (r *reader[T]) total(st listStats) (int, bool) {
+	if r.keep.MaxResults == 0 || r.listed < r.keep.MaxResults {
+		return st.Total, st.TotalKnown
+	}
+	if r.keep.CountMatches && st.Count.Exact() && !st.cutHere {
+		return st.Count.N, true
+	}
+	return r.listed, false
+}
+
 // listed is what a listing hands every read that shared it.
 type listed struct {
 	stats listStats

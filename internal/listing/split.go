@@ -77,10 +77,18 @@ func listParts[T commerce.Record](ctx context.Context, p *readPlan[T], q listQue
 		})
 	}
 	wg.Wait()
-	var st listStats
+	st := listStats{TotalKnown: true, Count: commerce.Count{Method: commerce.CountExact}}
 	var all, late []T
 	for _, d := range done {
 		st.Total += d.stats.Total
+		st.TotalKnown = st.TotalKnown && d.stats.TotalKnown
+		// The parts share no record: their exact counts add up to the
+		// query's.
+		st.Count.N += d.stats.Count.N
+		if !d.stats.Count.Exact() {
+			st.Count.Method = d.stats.Count.Method
+		}
+		st.cutHere = st.cutHere || d.stats.cutHere
 		st.Pages += d.stats.Pages
 		st.Windows += d.stats.Windows
 		st.Strategy = fmt.Sprintf("%s, in %d parts", d.stats.Strategy, len(parts))

@@ -46,7 +46,7 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base string, key sortKey, ti
 		return w.traverse(ctx, tie, idKey)
 	}
 	if r.RangeAttribute == "" {
-		return &UnlistableError{Endpoint: r.Name, Total: w.stats.Total, OffsetLimit: commerce.OffsetLimit,
+		return &UnlistableError{Endpoint: r.Name, Total: max(w.stats.Count.Hint(), commerce.OffsetLimit+1), OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("more than %d %s have %s %s, and the service cannot sort or cut them any finer", commerce.OffsetLimit, r.Name, key.attr, tieKey),
 			Fix:    "narrow the filter so that fewer records share one " + key.attr}
 	}

@@ -22,7 +22,7 @@ func (l *listing[T]) walk(out *sink[T], key sortKey) *walk[T] {
 func (w *walk[T]) offsetLimitErrorFor(err error, win *window[T]) error {
 	keyset := win.bound != nil || win.base != w.q.filter
 	if keyset && badRequest(err) {
-		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Total: w.stats.Total, Listed: w.out.listed + len(w.out.ties), Err: err}
+		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Count: w.stats.Count, Listed: w.out.listed + len(w.out.ties), Err: err}
 	}
 	return err
 }

@@ -2,8 +2,15 @@ package listing
 
 // A window is one slice of a listing that offsets can reach: the query's
 // filter plus, past the first, a bound on the range or sort attribute. Its
-// first page tells its size; the rest of its pages are then requested all
-// at once and fetched in parallel. This file reads windows.
+// first page's count sizes it: the pages the count promises, and one that
+// shows the end, are requested at once and fetched in parallel. A count is
+// only a guess (commerce.Count): a lower bound, an estimate, one more than
+// seen, or none. So a window ends where a page comes back short (or, with
+// overlapping pages, holding only the overlap), never where the count
+// said; past a count that proved low, and from the start where the count
+// does not promise to be exact, pages are read ahead in parallel. A window
+// whose pages are all full up to the offset limit holds more, and the
+// strategy goes on from its last record. This file reads windows.
 //
 // Who runs what. One goroutine, the traversal goroutine (the caller of
 // List), decides everything: which window to read next, which records to
@@ -42,10 +49,17 @@ type windowReader[T commerce.Record] struct {
 	kind        commerce.Kind[T]
 	includeJSON bool
 	windowCap   int // records one window can reach by offset
-	sched       *scheduler
-	pages       atomic.Int64 // page requests, counted by whoever sends them
-	windows     atomic.Int64
-	notes       commerce.DecodeLog // values of an unexpected type the pages held
+	// ahead is how many pages past the last one read are kept requested
+	// where the count does not say where a window ends: enough to keep
+	// every request slot busy.
+	ahead int
+	// maxMatches is the most records the listing's filter can match,
+	// where it names ids (idBound); 0: no bound.
+	maxMatches int
+	sched      *scheduler
+	pages      atomic.Int64 // page requests, counted by whoever sends them
+	windows    atomic.Int64
+	notes      commerce.DecodeLog // values of an unexpected type the pages held
 }
 
 func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includeJSON bool) *windowReader[T] {
@@ -53,6 +67,7 @@ func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includ
 		filterRoom: e.room(kind.Endpoint),
 		e:          e, kind: kind, includeJSON: includeJSON,
 		windowCap: (commerce.OffsetLimit / e.pageSize) * e.pageSize,
+		ahead:     e.workers,
 		sched:     newScheduler(e.workers),
 	}
 }
@@ -65,13 +80,23 @@ type window[T commerce.Record] struct {
 	key    sortKey
 	bound  filter.Expr // nil for the first window of a traversal
 	expr   string      // the filter sent
+	// exactCount asks the service for an exact count on the first page
+	// (the query's own, when a reader reports the matches past
+	// MaxResults).
+	exactCount bool
 
-	pages []chan pageResult[T] // one per possible page, each written once
+	pages []chan pageResult[T] // one per possible page at the smaller stride, each written once
 	next  chan continuation[T]
 
-	mu      sync.Mutex
-	planned int  // pages requested; 0 until planned
-	more    bool // the window holds records past the pages requested
+	mu sync.Mutex
+	// Set once, when the first page plans the window (plan).
+	planned bool
+	stride  int // how far apart pages start (see stride)
+	last    int // the index of the page that reaches the offset limit
+	// requested is how many pages are requested, from the first on;
+	// readAhead is set once pages are read ahead of what the count says.
+	requested int
+	readAhead bool
 
 	p0 *pageResult[T] // the first page, once awaited (traversal goroutine only)
 }
@@ -129,7 +154,12 @@ func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 // open requests a window's first page; the traversal goroutine, which
 // calls it, plans the rest when it reads the window (see read).
 func (r *windowReader[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
-	return r.start(parent, base, key, bound, nil)
+	return r.start(parent, base, key, bound, false, nil)
+}
+
+// openCounted is open with an exact count asked for on the first page.
+func (r *windowReader[T]) openCounted(parent context.Context, base string, key sortKey) (*window[T], error) {
+	return r.start(parent, base, key, nil, true, nil)
 }
 
 // prefetch opens the window that follows one being read, in a listing
@@ -137,20 +167,20 @@ func (r *windowReader[T]) open(parent context.Context, base string, key sortKey,
 // the rest at once, so that its pages are queued before the traversal
 // goroutine has caught up with it. Any goroutine.
 func (r *windowReader[T]) prefetch(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
-	return r.start(parent, base, key, bound, func(w *window[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
+	return r.start(parent, base, key, bound, false, func(w *window[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
 }
 
 // start builds a window and requests its first page, handing the page to
 // onFirst (if set) on the worker before the traversal sees it. Either
 // goroutine.
-func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, onFirst func(*window[T], commerce.Page[T])) (*window[T], error) {
+func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, exactCount bool, onFirst func(*window[T], commerce.Page[T])) (*window[T], error) {
 	expr, err := r.windowFilter(base, key, bound)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(parent)
-	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
-		pages: make([]chan pageResult[T], r.pagesFor(key, r.windowCap)), next: make(chan continuation[T], 1)}
+	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr, exactCount: exactCount,
+		pages: make([]chan pageResult[T], r.lastPage(r.overlapStride())+1), next: make(chan continuation[T], 1)}
 	for i := range w.pages {
 		w.pages[i] = make(chan pageResult[T], 1)
 	}
@@ -164,14 +194,16 @@ func (r *windowReader[T]) start(parent context.Context, base string, key sortKey
 }
 
 // pageTask is the request of w's page i, run by a scheduler worker; then,
-// if set, sees the page before the traversal goroutine does.
+// if set, sees the page before the traversal goroutine does. Page i > 0
+// is requested once the window is planned, so w.stride is set.
 func (r *windowReader[T]) pageTask(w *window[T], i int, then func(commerce.Page[T])) func() {
 	return func() {
 		if err := w.ctx.Err(); err != nil {
 			w.pages[i] <- pageResult[T]{err: err}
 			return
 		}
-		p, err := r.fetch(w.ctx, w.expr, w.key, i*r.stride(w.key))
+		p, err := r.fetch(w.ctx, pageRequest{filter: w.expr, sort: w.key.param(), offset: i * w.stride,
+			exactCount: i == 0 && w.exactCount})
 		if err == nil && then != nil {
 			then(p)
 		}
@@ -179,51 +211,124 @@ func (r *windowReader[T]) pageTask(w *window[T], i int, then func(commerce.Page[
 	}
 }
 
-// fetch requests one page, counted in Stats.Pages. Any goroutine.
-func (r *windowReader[T]) fetch(ctx context.Context, expr string, key sortKey, offset int) (commerce.Page[T], error) {
+// fetch requests one page of req's filter, sort and offset, counted in
+// Stats.Pages. Any goroutine.
+func (r *windowReader[T]) fetch(ctx context.Context, req pageRequest) (commerce.Page[T], error) {
 	r.pages.Add(1)
-	return fetchPage(ctx, r.e, r.kind, pageRequest{filter: expr, sort: key.param(), offset: offset, limit: r.pageSize, includeJSON: r.includeJSON}, &r.notes)
+	req.limit, req.includeJSON = r.pageSize, r.includeJSON
+	return fetchPage(ctx, r.e, r.kind, req, &r.notes)
 }
 
-// plan requests the rest of a window once its first page has told its
-// size, and returns how many pages the window is read in and whether it
-// holds more. It plans once per window: on a worker for prefetched
-// windows, else on the traversal goroutine, which passes its quota.
-func (r *windowReader[T]) plan(w *window[T], p0 commerce.Page[T], want quota) (pages int, more bool) {
+// plan sizes a window once its first page has come: the stride its pages
+// start at, and the pages requested at once, from the count. It plans once
+// per window: on a worker for prefetched windows, else on the traversal
+// goroutine, which passes its quota.
+func (r *windowReader[T]) plan(w *window[T], p0 commerce.Page[T], want quota) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.planned > 0 {
-		return w.planned, w.more
+	if w.planned {
+		return
 	}
-	n := r.pagesToRead(w, p0.Total, want)
-	w.planned = n
-	w.more = p0.Total > r.reach(w.key, n)
-	if err := r.nextWindowFits(w, p0); err != nil {
-		// The next window's requests would break the service's filter
-		// limits: stop before asking for more of this one.
-		w.planned = 1
-		w.next <- continuation[T]{err: err}
-		return w.planned, w.more
+	w.planned = true
+	w.stride = r.stride(w.key, p0.Count)
+	w.last = r.lastPage(w.stride)
+	w.requested = 1
+	if len(p0.Records) < r.pageSize {
+		return // the window ends on its first page
 	}
-	// The last page decides where the next window starts: ask for it first.
-	var then func(commerce.Page[T])
-	if w.more {
+	// Pages for one record past the count, so that a count that is right
+	// shows its end on a page already requested.
+	needed := min(p0.Count.Hint()+1, r.windowCap)
+	if r.maxMatches > 0 {
+		// No page past the ids the filter names is needed.
+		needed = min(needed, r.maxMatches)
+	}
+	if want.limited {
+		// Only what is still missing, plus a page for the records of the
+		// previous window's last tie group that this one starts by repeating.
+		slack := 0
+		if w.bound != nil {
+			slack = r.pageSize
+		}
+		needed = min(needed, max(1, want.left+slack))
+	}
+	n := r.pagesFor(w.stride, needed)
+	if !p0.Count.Steady() && !want.limited {
+		// A count that does not promise to be exact says little of where
+		// the window ends: read ahead from the start, as far again as the
+		// count reaches (see extend).
+		w.readAhead = true
+		n += min(r.ahead, n)
+	}
+	n = min(n, w.last+1)
+	if n == w.last+1 && p0.Count.Hint() > r.windowCap {
+		// The window is full by its count: the next window's requests
+		// must fit the service's filter limits before this one is read.
+		if err := r.nextWindowFits(w, p0); err != nil {
+			// Read no further than the first page: read then awaits the
+			// continuation, which carries the error.
+			w.last = 0
+			w.next <- continuation[T]{err: err}
+			return
+		}
+	}
+	r.request(w, n, want, p0)
+}
+
+// request requests w's pages up to n (exclusive), the last one first: its
+// records decide where the next window starts. Either goroutine, under
+// w.mu.
+func (r *windowReader[T]) request(w *window[T], n int, want quota, p0 commerce.Page[T]) {
+	from := w.requested
+	if n <= from {
+		return
+	}
+	w.requested = n
+	if n-1 == w.last {
 		firstKey := ""
 		if len(p0.Records) > 0 {
 			firstKey, _ = keyOf(w.key, p0.Records[0])
 		}
-		if n == 1 {
-			w.next <- r.continueAfter(w, firstKey, p0, want)
-		}
-		then = func(last commerce.Page[T]) { w.next <- r.continueAfter(w, firstKey, last, want) }
+		r.sched.submit(urgent, r.pageTask(w, w.last, func(last commerce.Page[T]) {
+			switch {
+			case len(last.Records) < r.pageSize:
+				// The window ends on it or before: nothing follows.
+			case w.key == unsorted:
+				// Nothing to go on from: the strategy cuts the window's
+				// span finer (rangecut.go).
+				w.next <- continuation[T]{}
+			default:
+				w.next <- r.continueAfter(w, firstKey, last, want)
+			}
+		}))
+		n--
 	}
-	if n > 1 {
-		r.sched.submit(urgent, r.pageTask(w, n-1, then))
-	}
-	for i := 1; i < n-1; i++ {
+	for i := from; i < n; i++ {
 		r.sched.submit(bulk, r.pageTask(w, i, nil))
 	}
-	return w.planned, w.more
+}
+
+// extend keeps pages requested past page i, which came back full: once
+// the count proved low (page i was the last it promised), and all along
+// where the count promised nothing. As many as have come back full, up to
+// ahead: the pages in flight double each round trip until they fill the
+// request slots, and a window that ends soon wastes no more requests than
+// it has read. With a record limit one page at a time, since the records
+// may be enough already. Traversal goroutine.
+func (r *windowReader[T]) extend(w *window[T], i int, want quota) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if i+1 >= w.requested {
+		w.readAhead = true
+	}
+	if !w.readAhead {
+		return
+	}
+	ahead := min(r.ahead, i+1)
+	if want.limited {
+		ahead = 1
+	}
+	r.request(w, min(w.last+1, i+1+ahead), want, w.p0.page)
 }
 
 // nextWindowFits checks, for a window that does not hold the rest of a
@@ -232,7 +337,7 @@ func (r *windowReader[T]) plan(w *window[T], p0 commerce.Page[T], want quota) (p
 // come: they all merge with the same terms of the base filter. Either
 // goroutine, under w.mu.
 func (r *windowReader[T]) nextWindowFits(w *window[T], p0 commerce.Page[T]) error {
-	if !w.more || w.key == unsorted || len(p0.Records) == 0 {
+	if w.key == unsorted || len(p0.Records) == 0 {
 		return nil
 	}
 	k, err := keyOf(w.key, p0.Records[0])
@@ -243,51 +348,36 @@ func (r *windowReader[T]) nextWindowFits(w *window[T], p0 commerce.Page[T]) erro
 	return err
 }
 
-// pagesToRead is how many of w's pages, of a window whose first page
-// counted total records, the traversal needs. Any goroutine, under w.mu.
-func (r *windowReader[T]) pagesToRead(w *window[T], total int, want quota) int {
-	covered := min(total, r.windowCap)
-	needed := covered
-	if want.limited {
-		// Only what is still missing, plus a page for the records of the
-		// previous window's last tie group that this one starts by repeating.
-		slack := 0
-		if w.bound != nil {
-			slack = r.pageSize
-		}
-		needed = min(covered, want.left+slack)
-	}
-	return r.pagesFor(w.key, needed)
-}
-
-// stride is how far apart a window's pages start. In the service's own
-// order (no sort) they overlap by one record: offsets there shift with
-// every insert and delete, and an insert and a delete between two page
-// reads leave every total as it was while moving a record from one page
-// into the gap before the next. The record both pages should share tells
-// (see read). Sorted windows need no overlap: a sort key tells where a
-// window is, and keyset rereads settle a window that moved.
-// Any goroutine.
-func (r *windowReader[T]) stride(key sortKey) int {
-	if key == unsorted && r.pageSize > 1 {
-		return r.pageSize - 1
+// stride is how far apart a window's pages start. Where offsets may shift
+// unseen, they overlap by one record: in the service's own order (no sort),
+// where an insert and a delete between two page reads leave every count
+// as it was while moving a record from one page into the gap before the
+// next; and wherever the count may move on its own (commerce.Count.Steady),
+// so that a moving count cannot tell a write. The record both pages
+// should share tells (see windowCheck.overlap). Sorted windows with a
+// steady count need no overlap: a write moves the count, and keyset
+// rereads settle a window that moved. Any goroutine.
+func (r *windowReader[T]) stride(key sortKey, count commerce.Count) int {
+	if key == unsorted || !count.Steady() {
+		return r.overlapStride()
 	}
 	return r.pageSize
 }
 
-// pagesFor is how many pages of a window with key reach its first n
-// records (at least one page).
-func (r *windowReader[T]) pagesFor(key sortKey, n int) int {
+// overlapStride is the stride of overlapping pages.
+func (r *windowReader[T]) overlapStride() int { return max(1, r.pageSize-1) }
+
+// lastPage is the index of the page, at stride, that reaches the offset
+// limit.
+func (r *windowReader[T]) lastPage(stride int) int { return r.pagesFor(stride, r.windowCap) - 1 }
+
+// pagesFor is how many pages at stride reach a window's first n records
+// (at least one page).
+func (r *windowReader[T]) pagesFor(stride, n int) int {
 	if n <= r.pageSize {
 		return 1
 	}
-	s := r.stride(key)
-	return 1 + (n-r.pageSize+s-1)/s
-}
-
-// reach is how many records the first pages pages of a window reach.
-func (r *windowReader[T]) reach(key sortKey, pages int) int {
-	return (pages-1)*r.stride(key) + r.pageSize
+	return 1 + (n-r.pageSize+stride-1)/stride
 }
 
 // continueAfter works out, from a full window's last page, where the
@@ -329,27 +419,25 @@ func (w *window[T]) firstPage(ctx context.Context) (pageResult[T], error) {
 }
 
 // read hands a window's records to deliver in order, planning its pages
-// for want. It reports done when the listing is complete, or the
-// continuation to follow. Traversal goroutine.
+// for want. It reports done when the window ended (a short page: the
+// traversal has every record from its bound on) or deliver had enough, or
+// the continuation after a full window. Traversal goroutine.
 func (r *windowReader[T]) read(ctx context.Context, w *window[T], want quota, deliver func(T) (bool, error)) (bool, continuation[T], error) {
 	var none continuation[T]
 	r0, err := w.firstPage(ctx)
 	if err != nil {
 		return false, none, err
 	}
-	n, more := r.plan(w, r0.page, want)
-	check := newWindowCheck(r, w.key, r0.page.Total)
-	for i := range n {
+	r.plan(w, r0.page, want)
+	check := newWindowCheck(r, w, r0.page.Count)
+	for i := 0; ; i++ {
 		rp := r0
 		if i > 0 {
 			if rp, err = await(ctx, w.pages[i]); err != nil {
 				return false, none, err
 			}
 		}
-		if err := check.page(i, rp.page); err != nil {
-			return false, none, err
-		}
-		records, err := check.overlap(i, rp.page)
+		records, err := check.page(i, rp.page)
 		if err != nil {
 			return false, none, err
 		}
@@ -366,9 +454,19 @@ func (r *windowReader[T]) read(ctx context.Context, w *window[T], want quota, de
 				return true, none, nil
 			}
 		}
-	}
-	if !more {
-		return true, none, nil
+		if len(rp.page.Records) < r.pageSize {
+			// The window ends here: what is requested past it is not needed.
+			w.cancel()
+			return true, none, check.end(rp.page)
+		}
+		if check.holdsAll(r.maxMatches) {
+			w.cancel()
+			return true, none, nil
+		}
+		if i == w.last {
+			break
+		}
+		r.extend(w, i, want)
 	}
 	cont, err := await(ctx, w.next)
 	if err == nil {

@@ -137,8 +137,9 @@ func (c *Collector[T]) write(ids, records *chunkWriter, rec T) {
 
 // State is the data source's msgpack state: config with ids, total and
 // the records (in the attribute records) filled in, at most MaxResults of
-// them. It gives the chunks back as it copies them, and can be made once.
-func (c *Collector[T]) State(config tftypes.Value, records string, total int) ([]byte, error) {
+// them; total is null unless known. It gives the chunks back as it copies
+// them, and can be made once.
+func (c *Collector[T]) State(config tftypes.Value, records string, total int, known bool) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.released {
@@ -154,11 +155,15 @@ func (c *Collector[T]) State(config tftypes.Value, records string, total int) ([
 		// decoded the snapshot whole, it is not, and the garbage stays.
 		debug.FreeOSMemory()
 	}
+	totalValue := tftypes.NewValue(tftypes.Number, nil)
+	if known {
+		totalValue = tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total)))
+	}
 	state, err := encodeState(config, map[string]encodedList{
 		"ids":   {late: &c.lateIDs, main: &c.ids, limit: c.opts.MaxResults},
 		records: {late: &c.lateRecords, main: &c.records, limit: c.opts.MaxResults, null: !c.opts.IncludeRecords},
 	}, map[string]tftypes.Value{
-		"total": tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total))),
+		"total": totalValue,
 	})
 	if err == nil {
 		c.released = true

@@ -76,7 +76,7 @@ func TestCollectorStateAcrossChunks(t *testing.T) {
 		if n := len(c.records.chunks); n < 5 {
 			t.Fatalf("%d chunks of records, want several", n)
 		}
-		state, err := c.State(config, "orders", 40001)
+		state, err := c.State(config, "orders", 40001, true)
 		if err != nil {
 			t.Fatal(err)
 		}

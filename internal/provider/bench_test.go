@@ -308,7 +308,7 @@ func BenchmarkOrdersState(b *testing.B) {
 				for _, o := range recs {
 					_ = c.Add(o)
 				}
-				if _, err := c.State(config, "orders", len(recs)); err != nil {
+				if _, err := c.State(config, "orders", len(recs), true); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -107,11 +107,11 @@ func authDiagnostic(err *client.AuthError) diag.Diagnostic {
 
 func offsetLimitDiagnostic(err *listing.OffsetLimitError) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot list past the service's offset limit",
-		fmt.Sprintf("%d %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
+		fmt.Sprintf("%s %s match, but the service serves at most %d of them by page offset, and it refused the sorted keyset filter the provider uses to read past that limit "+
 			"(%d were listed before it stopped). The provider does not return a truncated list.\n\nThe service said: %s\n\n"+
 			"Narrow the filter so that at most %d records match, for example by adding a time range such as ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z), "+
 			"or set max_results to the number of records you need.",
-			err.Total, err.Endpoint, err.OffsetLimit, err.Listed, serviceWords(err.Err), err.OffsetLimit))
+			err.Matches(), err.Endpoint, err.OffsetLimit, err.Listed, serviceWords(err.Err), err.OffsetLimit))
 }
 
 // apiDiagnostic adds the fix to the service's answer where the status

@@ -111,11 +111,17 @@ func TestErrorDiagnostic(t *testing.T) {
 		detail:  []string{"Status:  401 Unauthorized", "(3 in a row, each the newest issued)", "has access to this store", "base_url is the store's API address"},
 	}, {
 		name:    "offset limit",
-		err:     &listing.OffsetLimitError{Endpoint: "orders", OffsetLimit: 10000, Total: 25000, Listed: 10000, Err: badFilter()},
+		err:     &listing.OffsetLimitError{Endpoint: "orders", OffsetLimit: 10000, Count: commerce.Count{N: 25000}, Listed: 10000, Err: badFilter()},
 		summary: "Cannot list past the service's offset limit",
 		detail: []string{"25000 orders match", "serves at most 10000 of them by page offset", "(10000 were listed before it stopped)",
 			"does not return a truncated list", "The service said: Request: GET /v2/orders?filter=eq(colour,red)",
 			"so that at most 10000 records match", "ge(created_at,2026-01-01T00:00:00.000Z):lt(created_at,2026-02-01T00:00:00.000Z)", "max_results"},
+	}, {
+		name:    "offset limit, a lazy count",
+		err:     &listing.OffsetLimitError{Endpoint: "orders", OffsetLimit: 10000, Count: commerce.Count{N: 1000, Method: commerce.CountLowerBound}, Listed: 10000, Err: badFilter()},
+		summary: "Cannot list past the service's offset limit",
+		detail:  []string{"more than 10000 orders match", "(10000 were listed before it stopped)"},
+		not:     []string{"1000 orders"},
 	}, {
 		name:    "unlistable",
 		err:     fmt.Errorf("listing: %w", &listing.UnlistableError{Endpoint: "files", Total: 10001, OffsetLimit: 10000, Reason: "10001 files have file_size = 512", Fix: "narrow the filter"}),

@@ -82,7 +82,7 @@ func (d *listDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 	}
 	attrs["total"] = schema.Int64Attribute{
 		Computed:            true,
-		MarkdownDescription: "How many records match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.",
+		MarkdownDescription: "How many records match the filter: their number when every match is listed, whatever the service's own count says. With `max_results` cutting the list, the service's count where it counts exactly when asked (`page[total_method]=exact`); `null` where it does not, since a lazy count (a lower bound or an estimate) is not the number of matches. Can exceed the length of `ids` when `max_results` is set.",
 	}
 	records := genericType.schemaAttributes(nil)
 	records[jsonField] = schema.StringAttribute{

@@ -57,6 +57,8 @@ func (in listInputs) query(expr string) listing.Query {
 		Sort:        in.Sort.ValueString(),
 		MaxResults:  int(in.MaxResults.ValueInt64()),
 		IncludeJSON: in.IncludeJSON.ValueBool(),
+		// total reports the matches past max_results too.
+		CountMatches: true,
 		// The validator checked the duration; an unset buffer is none.
 		ConsistencyBuffer: consistencyBuffer(in.ConsistencyBuffer.ValueString()),
 	}

@@ -79,14 +79,14 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 	var tooLarge *liststate.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		diags.Append(stateTooLargeDiagnostic("commerce_"+t.dataSourceName(), t.kind.Name, tooLarge, res.Total, in))
+		diags.Append(stateTooLargeDiagnostic("commerce_"+t.dataSourceName(), t.kind.Name, tooLarge, res.Count, in))
 	case err != nil:
 		diags.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 	}
 	if diags.HasError() {
 		return nil, diags
 	}
-	state, err := col.State(config, t.records, res.Total)
+	state, err := col.State(config, t.records, res.Total, res.TotalKnown)
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}

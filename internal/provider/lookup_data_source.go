@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
@@ -188,7 +189,20 @@ func findOne[T commerce.Record](ctx context.Context, c *service, kind commerce.K
 		var zero T
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", s.endpoint.RecordNoun(), s.searched), err)}
 	}
-	return onlyMatch(s, found, res.Total)
+	total := 0
+	if res.TotalKnown {
+		total = res.Total
+	}
+	return onlyMatch(s, found, total)
+}
+
+// matchCount says how many records match, for messages: total where the
+// read knows it, else at least those found.
+func matchCount(total, found int) string {
+	if total >= found {
+		return strconv.Itoa(total)
+	}
+	return "at least " + strconv.Itoa(found)
 }
 
 // lookupFilter is the filter that searches for value: the expression itself
@@ -202,7 +216,8 @@ func lookupFilter(name, value string) (expr, searched string) {
 }
 
 // onlyMatch is the one record a search found, or the error that says it
-// found none or several. total is the service's count of matches.
+// found none or several. total is the number of matches where the read
+// knows it, else 0: the records found decide.
 func onlyMatch[T commerce.Record](s search, found []T, total int) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
@@ -214,8 +229,8 @@ func onlyMatch[T commerce.Record](s search, found []T, total int) (T, diag.Diagn
 		return zero, diags
 	case len(found) > 1 || total > 1:
 		diags.AddAttributeError(path.Root(s.attr), "More than one "+noun+" found",
-			fmt.Sprintf("%d %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use %s to list them all.",
-				max(total, len(found)), s.endpoint.Name, s.searched, s.lister))
+			fmt.Sprintf("%s %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use %s to list them all.",
+				matchCount(total, len(found)), s.endpoint.Name, s.searched, s.lister))
 		return zero, diags
 	}
 	return found[0], diags

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
@@ -21,7 +23,12 @@ var maxStateBytes = 256<<20 - 64<<10
 // A state past it is a liststate.TooLargeError: no further request can
 // make it fit, so the collector ends the listing at once, and the read
 // fails saying what to change.
-func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, total int, in listInputs) diag.Diagnostic {
+func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, count commerce.Count, in listInputs) diag.Diagnostic {
+	total := max(count.Hint(), e.Listed)
+	matches := strconv.Itoa(total)
+	if !count.Steady() || count.N < e.Listed {
+		matches = "at least " + matches
+	}
 	var fixes []string
 	perRecord := float64(e.Bytes) / float64(max(e.Listed, 1))
 	if in.IncludeJSON.ValueBool() && e.JSONBytes > 0 {
@@ -29,15 +36,15 @@ func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError
 	}
 	if in.includeRecords() {
 		ids := float64(e.IDBytes) / float64(max(e.Listed, 1)) * float64(max(total, e.Listed))
-		fixes = append(fixes, fmt.Sprintf("`include_records = false`: the ids alone of all %d %s take about %s", total, noun, mib(int(ids))))
+		fixes = append(fixes, fmt.Sprintf("`include_records = false`: the ids alone of all %s %s take about %s", matches, noun, mib(int(ids))))
 	}
 	fits := int(float64(maxStateBytes) / perRecord * 0.95)
 	fixes = append(fixes, fmt.Sprintf("`max_results = %d` or less (about %s per record in this state)", fits, kib(perRecord)),
 		"a narrower `filter`, or several data sources that split the list (for example by `created_at` ranges)")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s would hold more state than Terraform can take: its plugin protocol carries at most 256 MiB in one message. "+
-		"%d %s match; after %d of them the state had reached %s (%s bytes, over the limit of %s), so the provider stopped listing and sent no further request.\n\nTo fix it, one of:",
-		dataSource, total, noun, e.Listed, mib(e.Bytes), thousands(e.Bytes), thousands(maxStateBytes))
+		"%s %s match; after %d of them the state had reached %s (%s bytes, over the limit of %s), so the provider stopped listing and sent no further request.\n\nTo fix it, one of:",
+		dataSource, matches, noun, e.Listed, mib(e.Bytes), thousands(e.Bytes), thousands(maxStateBytes))
 	for i, f := range fixes {
 		fmt.Fprintf(&b, "\n%d. %s", i+1, f)
 	}

@@ -66,7 +66,7 @@ func directAndFramework[T commerce.Record](t *testing.T, d *typedListDataSource[
 			}
 		}
 	}
-	direct, err := msgpack.State(config, d.rt.kind.Name, total)
+	direct, err := msgpack.State(config, d.rt.kind.Name, total, true)
 	if err != nil {
 		t.Fatal(err)
 	}

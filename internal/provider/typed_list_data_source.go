@@ -45,7 +45,7 @@ func (d *typedListDataSource[T]) Schema(ctx context.Context, _ datasource.Schema
 	}
 	attrs["total"] = schema.Int64Attribute{
 		Computed:            true,
-		MarkdownDescription: fmt.Sprintf("How many %s match the filter, as the service counts them (`results.total`). Can exceed the length of `ids` when `max_results` is set.", r.Name),
+		MarkdownDescription: fmt.Sprintf("How many %s match the filter: their number when every match is listed, whatever the service's own count says. With `max_results` cutting the list, the service's count where it counts exactly when asked (`page[total_method]=exact`); `null` where it does not, since a lazy count (a lower bound or an estimate) is not the number of matches. Can exceed the length of `ids` when `max_results` is set.", r.Name),
 	}
 	attrs[r.Name] = schema.ListNestedAttribute{
 		Computed:            true,

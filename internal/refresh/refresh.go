@@ -7,7 +7,10 @@
 //
 // A refresh asks the service:
 //
-//  1. how many records match now (results.total of one 1-record page);
+//  1. how many records match now (results.total of one 1-record page,
+//     asked for with page[total_method]=exact: only a count the service
+//     labels exact is compared with what the refresh knows; any other
+//     makes the refresh NotProvable, and the engine reads in full);
 //  2. then, once that is answered, the records that match and were
 //     updated since the snapshot's high-water mark, less Overlap and the
 //     time the snapshot's listing took: ge(updated_at,...) added to the
@@ -61,8 +64,9 @@ func (n NotProvable) Error() string { return n.Reason }
 // Source is the listing engine as a refresh uses it: page requests, and
 // whole listings, of filters it builds on the query's.
 type Source[T commerce.Record] interface {
-	// Count is results.total of filter: one request for one record.
-	Count(ctx context.Context, filter string) (int, error)
+	// Count is results.total of filter, an exact count asked for: one
+	// request for one record.
+	Count(ctx context.Context, filter string) (commerce.Count, error)
 	// FirstPage is the first page of filter in the service's default
 	// order, every record with its JSON.
 	FirstPage(ctx context.Context, filter string) (commerce.Page[T], error)
@@ -201,10 +205,31 @@ func changesSince(prev *Snapshot) (string, error) {
 	return t.Add(-prev.Took - overlap).Format(filter.TimestampLayout), nil
 }
 
-// count is results.total for expr. Any goroutine.
+// count is the number of records matching expr, as the service counts
+// them exactly; a count it does not label exact is NotProvable. Any
+// goroutine.
 func (rf *refresher[T]) count(ctx context.Context, expr string) (int, error) {
 	rf.spent.Add(1)
-	return rf.Source.Count(ctx, expr)
+	c, err := rf.Source.Count(ctx, expr)
+	if err == nil && !c.Exact() {
+		return 0, NotProvable{notExact(c)}
+	}
+	return c.N, err
+}
+
+// notExact says why a count the service did not label exact proves
+// nothing.
+func notExact(c commerce.Count) string {
+	label := "no total_method"
+	switch c.Method {
+	case commerce.CountNone:
+		label = "no results.total"
+	case commerce.CountUnlabelled:
+	default:
+		label = "total_method " + string(c.Method)
+	}
+	return "the service did not count exactly when asked to (page[total_method]=exact answered with " + label +
+		"), so the cache cannot tell what was deleted"
 }
 
 // changes lists the records that match expr: one page when they fit. More
@@ -219,12 +244,17 @@ func (rf *refresher[T]) changes(ctx context.Context, expr string, known, total i
 		return nil, err
 	}
 	ps := rf.PageSize
-	if first.Total <= len(first.Records) {
+	if len(first.Records) < ps {
 		return first.Records, nil
 	}
-	changed := strconv.Itoa(first.Total) + " records changed since the cache entry"
+	// The changes' count is not asked exact: it only guesses the cost.
+	guess := max(first.Count.Hint(), len(first.Records)+1)
+	changed := strconv.Itoa(guess) + " records changed since the cache entry"
+	if !first.Count.Steady() {
+		changed = "at least " + changed
+	}
 	switch {
-	case float64(pagesFor(first.Total, ps)) > fullShare*float64(pagesFor(max(known, total), ps)):
+	case float64(pagesFor(guess, ps)) > fullShare*float64(pagesFor(max(known, total), ps)):
 		return nil, NotProvable{changed + ": a full read costs about as much"}
 	case total < known:
 		return nil, NotProvable{changed + ", and fewer match than before: a full read costs less than finding which"}

@@ -1,0 +1,269 @@
+package listing
+
+// Lists whose store counts lazily: every strategy, every count method the
+// service may use (commerce.Count), exact and in order, with a total that
+// is the truth or says it is not known. A count never ends a list.
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+)
+
+// countings are the ways a store may count, as the issue of lazy counts
+// names them, each with page[total_method]=exact honoured and not.
+func countings() map[string]emulator.Counting {
+	base := map[string]emulator.Counting{
+		"exact unlabelled":             {},
+		"exact":                        {Method: emulator.CountExact},
+		"lower bound 1000":             {Method: emulator.CountLowerBound, Cap: 1000},
+		"lower bound 10000":            {Method: emulator.CountLowerBound, Cap: 10000},
+		"lower bound 1000 unlabelled":  {Method: emulator.CountLowerBound, Cap: 1000, Unlabelled: true},
+		"lower bound 10000 unlabelled": {Method: emulator.CountLowerBound, Cap: 10000, Unlabelled: true},
+		"observed":                     {Method: emulator.CountObserved},
+		"estimate 10%":                 {Method: emulator.CountEstimate, Percent: 10},
+		"none":                         {Method: emulator.CountNone},
+	}
+	out := map[string]emulator.Counting{}
+	for name, c := range base {
+		out[name] = c
+		c.IgnoreExact = true
+		out[name+", exact not honoured"] = c
+	}
+	return out
+}
+
+// exactWhenAsked reports whether a store counting as c answers
+// page[total_method]=exact with a count labelled exact.
+func exactWhenAsked(c emulator.Counting) bool {
+	return !c.IgnoreExact || c.Method == emulator.CountExact
+}
+
+// readCase is one read of the count matrix.
+type readCase struct {
+	name string
+	read func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting)
+}
+
+// readExact reads q of kind through Read, as a data source does, and
+// checks the ids against the emulator's answer and the total against
+// what the read may know.
+func readExact[T commerce.Record](t *testing.T, e *Engine, srv *emulator.Server, kind commerce.Kind[T], q Query, c emulator.Counting) {
+	t.Helper()
+	var got []string
+	res, err := Read(context.Background(), e, kind, q, Reader[T]{Emit: func(r T) error { got = append(got, r.RecordID()); return nil }})
+	if err != nil {
+		t.Fatalf("%+v: %v", q, err)
+	}
+	all := wantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
+	want := all
+	if q.MaxResults > 0 && len(want) > q.MaxResults {
+		want = want[:q.MaxResults]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%+v: listed %d, want %d; first difference at %d", q, len(got), len(want), firstDiff(got, want))
+	}
+	cut := q.MaxResults > 0 && len(all) >= q.MaxResults
+	switch {
+	case !cut && (!res.TotalKnown || res.Total != len(all)):
+		t.Errorf("%+v: total %d (known %v), want the %d listed", q, res.Total, res.TotalKnown, len(all))
+	case cut && q.CountMatches && exactWhenAsked(c) && (!res.TotalKnown || res.Total != len(all)):
+		t.Errorf("%+v: total %d (known %v), want the service's exact %d", q, res.Total, res.TotalKnown, len(all))
+	case cut && res.TotalKnown && res.Total != len(all):
+		t.Errorf("%+v: total %d given as known, but %d match", q, res.Total, len(all))
+	case cut && !exactWhenAsked(c) && res.TotalKnown:
+		t.Errorf("%+v: total %d given as known from a count the service did not say is exact", q, res.Total)
+	}
+}
+
+// TestEveryStrategyEveryCountMethod lists through every strategy at a
+// store counting each way the service may: complete, in order, and the
+// total the truth (or, cut at max_results without an exact count, not
+// claimed).
+func TestEveryStrategyEveryCountMethod(t *testing.T) {
+	longTest(t)
+	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, Accounts: 25000, Files: 12000, Customers: 10500,
+		Aliases: map[string]string{"/v2/members": "customers"}})
+	ids := make([]string, 0, 500)
+	for _, a := range srv.Accounts()[1000:1500] {
+		ids = append(ids, a.ID)
+	}
+	cases := []readCase{
+		{"orders by keyset windows", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Orders, Query{}, c)
+		}},
+		{"accounts by keyset windows, descending", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Accounts, Query{Sort: "-created_at"}, c)
+		}},
+		{"files by range windows", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Files, Query{Sort: "-file_size"}, c)
+		}},
+		{"orders sorted by the provider", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Orders, Query{Sort: "-updated_at", Filter: "eq(status,complete)"}, c)
+		}},
+		{"a tie group larger than a window", func(t *testing.T, _ *Engine, _ *emulator.Server, c emulator.Counting) {
+			ties := emulatortest.Start(t, emulator.Options{Orders: 12500, OrderTieGroups: []int{10050}, Accounts: -1, Files: -1, Counting: c})
+			readExact(t, newClient(t, ties), ties, commerce.Orders, Query{Sort: "-created_at"}, c)
+		}},
+		{"accounts sorted by the provider", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Accounts, Query{Sort: "name", Filter: "ge(created_at,2024-07-01)"}, c)
+		}},
+		{"max_results", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			readExact(t, e, srv, commerce.Orders, Query{MaxResults: 150, CountMatches: true}, c)
+			readExact(t, e, srv, commerce.Accounts, Query{MaxResults: 10001, Sort: "id", CountMatches: true}, c)
+			readExact(t, e, srv, commerce.Files, Query{MaxResults: 40, CountMatches: true}, c)
+		}},
+		{"a long in() split into parts", func(t *testing.T, e *Engine, srv *emulator.Server, _ emulator.Counting) {
+			var got []string
+			res, err := Read(context.Background(), e, commerce.Accounts, Query{Filter: "in(id," + strings.Join(ids, ",") + ")"},
+				Reader[commerce.Account]{Emit: func(a commerce.Account) error { got = append(got, a.ID); return nil }})
+			if want := wantAmong(t, srv, ids, "created_at"); err != nil || !slices.Equal(got, want) || !res.TotalKnown || res.Total != len(want) {
+				t.Fatalf("listed %d (total %d, known %v, %v), want the %d in order; first difference at %d",
+					len(got), res.Total, res.TotalKnown, err, len(want), firstDiff(got, want))
+			}
+		}},
+		{"an endpoint the provider does not know", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			ep, err := e.Probe(context.Background(), "/v2/members")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ep.ServiceSorts) == 0 {
+				t.Fatalf("the probe found no sort on /v2/members: %+v", ep)
+			}
+			ep.Name = "customers" // the oracle's name for what the alias serves
+			readExact(t, e, srv, commerce.GenericKind(ep), Query{Sort: "-created_at"}, c)
+		}},
+	}
+	for name, counting := range countings() {
+		t.Run(name, func(t *testing.T) {
+			srv.SetCounting(counting)
+			for _, rc := range cases {
+				t.Run(rc.name, func(t *testing.T) { rc.read(t, newClient(t, srv), srv, counting) })
+			}
+		})
+	}
+}
+
+// TestCountNeverEndsAList: random stores, count methods, filters, sorts,
+// page sizes and limits; a list shorter or longer than the truth fails,
+// with the seed that made it.
+func TestCountNeverEndsAList(t *testing.T) {
+	longTest(t)
+	for seed := range uint64(200) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 41))
+			counting := randomCounting(rng)
+			opts := emulator.Options{Seed: int64(seed), Orders: rng.IntN(13000), Accounts: rng.IntN(3000), Files: rng.IntN(12500),
+				OrderTieGroups: []int{2 + rng.IntN(300)}, Counting: counting}
+			srv := emulatortest.Start(t, opts)
+			pageSize := []int{7, 25, 50, 100, 100}[rng.IntN(5)]
+			if opts.Orders+opts.Files > 8000 && pageSize < 50 {
+				pageSize = 50 // a page of 7 through 20,000 records takes too long for a test
+			}
+			e := newClient(t, srv, func(c *testConfig) { c.PageSize = pageSize })
+			q := randomQuery(rng)
+			t.Logf("seed %d: %+v, page size %d, %d orders, %d accounts, %d files: %s", seed, counting, pageSize,
+				opts.Orders, opts.Accounts, opts.Files, q.describe())
+			switch q.kind {
+			case "orders":
+				readExact(t, e, srv, commerce.Orders, q.Query, counting)
+			case "accounts":
+				readExact(t, e, srv, commerce.Accounts, q.Query, counting)
+			default:
+				readExact(t, e, srv, commerce.Files, q.Query, counting)
+			}
+		})
+	}
+}
+
+func randomCounting(rng *rand.Rand) emulator.Counting {
+	methods := []string{"", emulator.CountExact, emulator.CountLowerBound, emulator.CountObserved, emulator.CountEstimate, emulator.CountNone}
+	c := emulator.Counting{Method: methods[rng.IntN(len(methods))], IgnoreExact: rng.IntN(2) == 0}
+	switch c.Method {
+	case emulator.CountLowerBound:
+		c.Cap = 1 + rng.IntN(15000)
+		c.Unlabelled = rng.IntN(2) == 0
+	case emulator.CountEstimate:
+		c.Percent = 1 + rng.IntN(20)
+	}
+	return c
+}
+
+// randomQuery is a read of orders, accounts or files.
+type randomRead struct {
+	kind string
+	Query
+}
+
+func (r randomRead) describe() string { return r.kind + " " + dump(r.Query) }
+
+func randomQuery(rng *rand.Rand) randomRead {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	var r randomRead
+	switch rng.IntN(3) {
+	case 0:
+		r = randomRead{"orders", Query{Sort: pick("", "created_at", "-created_at", "-updated_at", "id", "-id"),
+			Filter: pick("", "", "eq(status,complete)", "ge(created_at,2024-05-01)", "lt(with_tax,5000)")}}
+	case 1:
+		r = randomRead{"accounts", Query{Sort: pick("", "created_at", "id", "-id", "name", "-updated_at"),
+			Filter: pick("", "", "like(name,*a*)", "ge(created_at,2024-03-01)")}}
+	default:
+		r = randomRead{"files", Query{Sort: pick("", "file_size", "-created_at", "id"),
+			Filter: pick("", "", "gt(file_size,100000)", "like(file_name,*.png)")}}
+	}
+	if rng.IntN(3) == 0 {
+		r.MaxResults = 1 + rng.IntN(12000)
+		r.CountMatches = rng.IntN(2) == 0
+	}
+	return r
+}
+
+// TestCacheEveryCountMethod: a cached read after creates, updates and
+// deletes is exact at every store. Where the service answers
+// page[total_method]=exact with an exact count, the cache refreshes;
+// elsewhere it reads in full and says why.
+func TestCacheEveryCountMethod(t *testing.T) {
+	longTest(t)
+	for name, counting := range countings() {
+		t.Run(name, func(t *testing.T) {
+			srv := emulatortest.Start(t, emulator.Options{Accounts: 4000, Orders: -1, Files: -1, Counting: counting})
+			// Pages of 20 make 4,000 accounts 200 pages, where a refresh
+			// that finds 2 deletes pays.
+			e := newClient(t, srv, func(c *testConfig) { c.PageSize = 20 })
+			q := Query{Sort: "-updated_at"}
+			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+			ids := srv.Accounts()
+			for i := range 20 {
+				if err := srv.Update("accounts", ids[(i*397)%len(ids)].ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 2 {
+				if err := srv.Delete("accounts", ids[100+i*1911].ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 10 {
+				if _, err := srv.Insert("accounts"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			sameResult(t, got, stats.Total, want, wantStats.Total)
+			switch {
+			case exactWhenAsked(counting) && stats.Cache != cacheRefreshed:
+				t.Errorf("%s (%s), %d requests; want a refresh where the service counts exactly when asked", stats.Cache, stats.CacheReason, requests)
+			case !exactWhenAsked(counting) && (stats.Cache != cacheFull || !strings.Contains(stats.CacheReason, "did not count exactly")):
+				t.Errorf("%s (%s); want a full read that says the count was not exact", stats.Cache, stats.CacheReason)
+			}
+		})
+	}
+}
