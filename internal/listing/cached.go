@@ -54,9 +54,9 @@ func (p *readPlan[T]) readCached(ctx context.Context, q listQuery, to emitters[T
 func (p *readPlan[T]) notRefreshable(q listQuery) string {
 	ep := p.kind.Endpoint
 	switch {
-	case !filters(ep, "updated_at", filter.Ge):
+	case !endpointFilters(ep, "updated_at", filter.Ge):
 		return ep.Name + " cannot be filtered by updated_at, so the changes since the last read cannot be asked for"
-	case !filters(ep, "created_at", filter.Ge) || !filters(ep, "created_at", filter.Lt):
+	case !endpointFilters(ep, "created_at", filter.Ge) || !endpointFilters(ep, "created_at", filter.Lt):
 		return ep.Name + " cannot be filtered by created_at ranges, so deleted records cannot be found"
 	case q.maxResults > 0:
 		return "max_results is set: records beyond the cut can move into it, and the cache holds none of them"
@@ -68,7 +68,7 @@ func (p *readPlan[T]) notRefreshable(q listQuery) string {
 	return ""
 }
 
-func filters(ep commerce.Endpoint, attr string, op filter.Op) bool {
+func endpointFilters(ep commerce.Endpoint, attr string, op filter.Op) bool {
 	f, ok := ep.Filters[attr]
 	return ok && f.Allows(op)
 }
@@ -182,7 +182,7 @@ type refreshSource[T commerce.Record] struct {
 	room filterRoom
 }
 
-func (s refreshSource[T]) Count(ctx context.Context, expr string) (commerce.Count, error) {
+func (s refreshSource[T]) ExactCount(ctx context.Context, expr string) (commerce.Count, error) {
 	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: 1, exactCount: true}, nil)
 	return page.Count, err
 }
@@ -194,11 +194,20 @@ func (s refreshSource[T]) FirstPage(ctx context.Context, expr string) (commerce.
 func (s refreshSource[T]) List(ctx context.Context, expr string) ([]T, int, error) {
 	var out []T
 	ep := s.p.kind.Endpoint
-	st, err := list(ctx, s.p.e, s.p.kind, listQuery{filter: expr, key: keyFor(ep, ep.DefaultSort), includeJSON: true},
+	st, err := listAll(ctx, s.p.e, s.p.kind, listQuery{filter: expr, key: keyFor(ep, ep.DefaultSort), includeJSON: true},
 		emitters[T]{emit: func(rec T) error { out = append(out, rec); return nil }})
 	return out, st.Pages, err
 }
 
-func (s refreshSource[T]) Narrow(base string, extra filter.Expr, why string) (string, error) {
+func (s refreshSource[T]) NarrowFilter(base string, extra filter.Expr, why string) (string, error) {
 	return s.room.narrowed(base, extra, "", why)
+}
+
+// run reads the listing: through the cache where the engine has one, else
+// in full.
+func (p *readPlan[T]) run(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+	if p.e.snapshots != nil {
+		return p.readCached(ctx, q, to)
+	}
+	return p.readFull(ctx, q, to)
 }

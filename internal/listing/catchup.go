@@ -17,7 +17,7 @@ const maxCatchUps = 5
 // them; it repeats while it still finds records updated during the last
 // pass. Records it finds go to the late emitter (to emit without one),
 // past the limit, each once with main's records. Traversal goroutine.
-func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) error {
+func (l *listRun[T]) catchUp(ctx context.Context, main *recordSink[T], key sortKey) error {
 	emit := l.to.emit
 	if l.to.late != nil {
 		emit = l.to.late
@@ -27,7 +27,7 @@ func (l *listing[T]) catchUp(ctx context.Context, main *sink[T], key sortKey) er
 		if since == "" {
 			return nil
 		}
-		out := &sink[T]{emit: emit, endpoint: l.kind.Endpoint,
+		out := &recordSink[T]{emit: emit, endpoint: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
 		base, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),

@@ -100,7 +100,7 @@ type Engine struct {
 	snapshots Snapshots
 
 	// reads lets the reads that need one listing share it (share.go).
-	reads coalesce.Group[any, listed]
+	reads coalesce.Group[any, sharedRun]
 	// plans counts the reads planned, for the tests that hold a read to
 	// one plan.
 	plans atomic.Int64
@@ -134,12 +134,6 @@ func New(get Getter, opts Options) (*Engine, error) {
 	}
 	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
 		trace: opts.Trace, snapshots: opts.Snapshots}, nil
-}
-
-// room is what the service's limits leave the filters of endpoint's list
-// requests.
-func (e *Engine) room(endpoint commerce.Endpoint) filterRoom {
-	return filterRoom{endpoint: endpoint, pageSize: e.pageSize}
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.
@@ -182,3 +176,6 @@ type nopLogger struct{}
 func (nopLogger) Debug(context.Context, string, map[string]any) {}
 func (nopLogger) Info(context.Context, string, map[string]any)  {}
 func (nopLogger) Warn(context.Context, string, map[string]any)  {}
+
+// progressInterval is how often (in records) a listing logs its progress.
+const progressInterval = 5000

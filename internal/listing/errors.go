@@ -62,3 +62,26 @@ func (e *sortUnusableError) Error() string { return e.cause }
 // record was inserted, deleted or moved, so offsets shifted and a record
 // may have slipped between two pages.
 var errWindowChanged = errors.New("window changed while it was listed")
+
+// sortRefusal recognises the service refusing sort=: a 400 naming the
+// parameter. The transport's error says so through RefusedParameter
+// (client.APIError), so that the engine reads no HTTP status itself.
+func sortRefusal(err error) (string, bool) {
+	var refusal interface {
+		RefusedParameter(name string) (string, bool)
+	}
+	if !errors.As(err, &refusal) {
+		return "", false
+	}
+	if said, ok := refusal.RefusedParameter("sort"); ok {
+		return "it answered 400 " + said, true
+	}
+	return "", false
+}
+
+// badRequest reports whether the service refused a request as malformed
+// (400), as the transport's error says through BadRequest.
+func badRequest(err error) bool {
+	var bad interface{ BadRequest() bool }
+	return errors.As(err, &bad) && bad.BadRequest()
+}

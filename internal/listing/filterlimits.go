@@ -139,3 +139,9 @@ func (r filterRoom) createdBeforeFilter(q listQuery) (string, string) {
 	}
 	return q.filter, cut
 }
+
+// room is what the service's limits leave the filters of endpoint's list
+// requests.
+func (e *Engine) room(endpoint commerce.Endpoint) filterRoom {
+	return filterRoom{endpoint: endpoint, pageSize: e.pageSize}
+}

@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -97,4 +98,12 @@ func CheckFilterLength(path, expr, sort string) (int, error) {
 	}
 	_, err := splitIn(path, expr, sort, commerce.DefaultPageSize)
 	return n, err
+}
+
+// readFull lists the plan's filter, or each part of its split in().
+func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+	if p.split.Parts != nil {
+		return listParts(ctx, p.e, p.kind, p.split.Parts, q, to)
+	}
+	return listAll(ctx, p.e, p.kind, q, to)
 }

@@ -1,14 +1,7 @@
 package listing
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
 // The provider-side sort, for orders the service cannot give: list
@@ -18,9 +11,9 @@ import (
 // in none) into a sink of its own, without a limit (which records come
 // first is known only at the end), then sorts the complete list by key and
 // hands the first MaxResults to out. Traversal goroutine.
-func (l *listing[T]) sortHere(ctx context.Context, out *sink[T], key sortKey) error {
+func (l *listRun[T]) sortHere(ctx context.Context, out *recordSink[T], key sortKey) error {
 	var all []T
-	collect := l.sink(ctx)
+	collect := l.recordSink(ctx)
 	collect.emit = func(rec T) error { all = append(all, rec); return nil }
 	collect.limit = 0
 	var err error
@@ -54,7 +47,7 @@ func (l *listing[T]) sortHere(ctx context.Context, out *sink[T], key sortKey) er
 
 // keysetOrder is an order the service gives and keyset-pages on, to list
 // everything by before sorting it here. Traversal goroutine.
-func (l *listing[T]) keysetOrder() (sortKey, bool) {
+func (l *listRun[T]) keysetOrder() (sortKey, bool) {
 	r := l.kind.Endpoint
 	if l.e.sortUnusable(r.Path) {
 		return sortKey{}, false
@@ -65,72 +58,4 @@ func (l *listing[T]) keysetOrder() (sortKey, bool) {
 		}
 	}
 	return sortKey{}, false
-}
-
-// sortRecords sorts recs by k, stably, with ties (equal values, to the
-// millisecond for timestamps) by id and records without a value last.
-func sortRecords[T commerce.Record](recs []T, k sortKey) error {
-	items, err := sortItems(recs, k)
-	if err != nil {
-		return err
-	}
-	slices.SortStableFunc(items, func(a, b sortItem[T]) int {
-		if a.has != b.has {
-			if a.has {
-				return -1
-			}
-			return 1
-		}
-		c := strings.Compare(a.s, b.s)
-		if k.number {
-			c = cmp.Compare(a.n, b.n)
-		}
-		if k.desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-		return strings.Compare(a.rec.RecordID(), b.rec.RecordID())
-	})
-	for i := range items {
-		recs[i] = items[i].rec
-	}
-	return nil
-}
-
-// sortItem is a record with its sort value parsed once.
-type sortItem[T commerce.Record] struct {
-	rec T
-	has bool   // the record has a value
-	s   string // the value of a timestamp (as keyOf gives it) or text
-	n   int64  // the value of a number
-}
-
-func sortItems[T commerce.Record](recs []T, k sortKey) ([]sortItem[T], error) {
-	items := make([]sortItem[T], len(recs))
-	for i, rec := range recs {
-		it := sortItem[T]{rec: rec}
-		if v, ok := rec.SortValue(k.attr); ok && v != "" {
-			it.has = true
-			switch {
-			case k.timestamp:
-				key, err := keyOf(k, rec)
-				if err != nil {
-					return nil, err
-				}
-				it.s = key
-			case k.number:
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("record %s has %s %q, which is not a whole number", rec.RecordID(), k.attr, v)
-				}
-				it.n = n
-			default:
-				it.s = v
-			}
-		}
-		items[i] = it
-	}
-	return items, nil
 }

@@ -20,9 +20,9 @@ import (
 
 // span is a half-open range [lo, hi) of the range attribute; nil bounds are
 // open.
-type span struct{ lo, hi *int64 }
+type rangeSpan struct{ lo, hi *int64 }
 
-func (s span) bound(attr string) filter.Expr {
+func (s rangeSpan) terms(attr string) filter.Expr {
 	var e filter.Expr
 	if s.lo != nil {
 		e = append(e, filter.NewTerm(filter.Ge, attr, strconv.FormatInt(*s.lo, 10)))
@@ -33,26 +33,26 @@ func (s span) bound(attr string) filter.Expr {
 	return e
 }
 
-func (s span) single() bool { return s.lo != nil && s.hi != nil && *s.hi == *s.lo+1 }
+func (s rangeSpan) single() bool { return s.lo != nil && s.hi != nil && *s.hi == *s.lo+1 }
 
 // canCutAt reports whether c cuts s into two spans that are not empty.
-func (s span) canCutAt(c int64) bool {
+func (s rangeSpan) canCutAt(c int64) bool {
 	return (s.lo == nil || c > *s.lo) && (s.hi == nil || c < *s.hi)
 }
 
 // cut cuts s at cuts, which are ascending and inside s.
-func (s span) cut(cuts []int64) []span {
-	subs := make([]span, 0, len(cuts)+1)
+func (s rangeSpan) splitAt(cuts []int64) []rangeSpan {
+	subs := make([]rangeSpan, 0, len(cuts)+1)
 	lo := s.lo
 	for _, c := range cuts {
 		hi := c
-		subs = append(subs, span{lo: lo, hi: &hi})
+		subs = append(subs, rangeSpan{lo: lo, hi: &hi})
 		lo = &hi
 	}
-	return append(subs, span{lo: lo, hi: s.hi})
+	return append(subs, rangeSpan{lo: lo, hi: s.hi})
 }
 
-func (s span) String() string {
+func (s rangeSpan) rangeText() string {
 	lo, hi := "-∞", "+∞"
 	if s.lo != nil {
 		lo = strconv.FormatInt(*s.lo, 10)
@@ -80,7 +80,7 @@ func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.listSpan(ctx, w.q.filter, span{}, w.out.deliver, win)
+	return w.listSpan(ctx, w.q.filter, rangeSpan{}, w.out.accept, win)
 }
 
 // listUnsorted lists every record matching base in the service's own order:
@@ -88,14 +88,14 @@ func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 // attribute, each cut small enough to list by offset. Records go to
 // deliver. Traversal goroutine.
 func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T) (bool, error)) error {
-	return w.listSpan(ctx, base, span{}, deliver, nil)
+	return w.listSpan(ctx, base, rangeSpan{}, deliver, nil)
 }
 
 // listSpan lists the records of base within sp; win, if set, is the span's
 // window, already opened.
 //
-// A span whose count says it is larger than a window is cut at once.
-// Otherwise its window is read, and its records held until the window
+// A span whose count says it fills a window is cut at once. Otherwise its
+// window is read, and its records held until the window
 // ends on a short page: a count may be low, and a window whose pages are
 // full up to the offset limit holds more than offsets reach, so the span
 // is cut after all.
@@ -105,12 +105,12 @@ func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T)
 // disagree is therefore cut finer instead, down to windows of one page,
 // which one answer serves whole: no write can tear them.
 // Traversal goroutine.
-func (w *walk[T]) listSpan(ctx context.Context, base string, sp span, deliver func(T) (bool, error), win *window[T]) error {
+func (w *walk[T]) listSpan(ctx context.Context, base string, sp rangeSpan, deliver func(T) (bool, error), win *pageWindow[T]) error {
 	attr := w.kind.RangeAttribute
 	for reread := 0; ; reread++ {
 		var err error
 		if win == nil {
-			if win, err = w.open(ctx, base, unsorted, sp.bound(attr)); err != nil {
+			if win, err = w.open(ctx, base, unsorted, sp.terms(attr)); err != nil {
 				return err
 			}
 		}
@@ -120,7 +120,9 @@ func (w *walk[T]) listSpan(ctx context.Context, base string, sp span, deliver fu
 		}
 		size := r0.page.Count.Hint()
 		target := int(windowFill * float64(w.windowCap))
-		if size <= w.windowCap {
+		// A window that reaches the offset limit full cannot show its end:
+		// a span the count fills to the limit is cut at once.
+		if size < w.windowCap {
 			var held []T
 			ended, _, err := w.read(ctx, win, unlimited, func(rec T) (bool, error) { held = append(held, rec); return false, nil })
 			switch {
@@ -170,24 +172,24 @@ type cutBy[T commerce.Record] struct {
 
 // listCut cuts sp as by says and lists the parts in turn.
 // Traversal goroutine.
-func (w *walk[T]) listCut(ctx context.Context, base string, sp span, by cutBy[T], deliver func(T) (bool, error)) error {
+func (w *walk[T]) listCut(ctx context.Context, base string, sp rangeSpan, by cutBy[T], deliver func(T) (bool, error)) error {
 	attr := w.kind.RangeAttribute
 	p0, size, target := by.sample, by.size, by.target
 	if attr == "" {
 		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%s records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
-				matches(p0.Count, size), commerce.OffsetLimit, w.kind.Name),
+				matchesText(p0.Count, size), commerce.OffsetLimit, w.kind.Name),
 			Fix: w.unlistableFix()}
 	}
-	subs, err := w.split(base, sp, p0, size, attr, target)
+	subs, err := w.splitSpan(base, sp, p0, size, attr, target)
 	if err != nil {
 		return err
 	}
 	// The sub-windows' first pages go out together; each then tells
 	// whether it needs cutting again.
-	ws := make([]*window[T], len(subs))
+	ws := make([]*pageWindow[T], len(subs))
 	for i, s := range subs {
-		if ws[i], err = w.open(ctx, base, unsorted, s.bound(attr)); err != nil {
+		if ws[i], err = w.open(ctx, base, unsorted, s.terms(attr)); err != nil {
 			return err
 		}
 	}
@@ -204,7 +206,7 @@ func (w *walk[T]) listCut(ctx context.Context, base string, sp span, by cutBy[T]
 
 // matches says, for messages, how many records match: the count where it
 // is exact, else at least the records known to.
-func matches(c commerce.Count, size int) string {
+func matchesText(c commerce.Count, size int) string {
 	if c.Steady() && c.N == size {
 		return strconv.Itoa(size)
 	}
@@ -217,11 +219,11 @@ func matches(c commerce.Count, size int) string {
 // window). A value that fills much of the sample gets a span of its own,
 // so that a tie group is isolated at once rather than halved again and
 // again. Any goroutine (it touches nothing shared).
-func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], size int, attr string, target int) ([]span, error) {
+func (r *windowReader[T]) splitSpan(base string, sp rangeSpan, p0 commerce.Page[T], size int, attr string, target int) ([]rangeSpan, error) {
 	if sp.single() {
 		return nil, &UnlistableError{Endpoint: r.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%s %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
-				matches(p0.Count, size), r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
+				matchesText(p0.Count, size), r.kind.Name, attr, *sp.lo, filterNote(base), commerce.OffsetLimit),
 			Fix: fmt.Sprintf("narrow the filter so that at most %d of them match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())}
 	}
 	vals, err := r.sample(p0, attr)
@@ -233,11 +235,11 @@ func (r *windowReader[T]) split(base string, sp span, p0 commerce.Page[T], size 
 		// Every sampled value sits on sp's lower end: isolate it.
 		c := vals[0] + 1
 		if !sp.canCutAt(c) {
-			return nil, r.contractError("", "the records of %s %s have %s values outside it", attr, sp, attr)
+			return nil, r.contractError("", "the records of %s %s have %s values outside it", attr, sp.rangeText(), attr)
 		}
 		cuts = []int64{c}
 	}
-	return sp.cut(cuts), nil
+	return sp.splitAt(cuts), nil
 }
 
 // sample is the range attribute's values in p0, sorted. Any goroutine.
@@ -260,7 +262,7 @@ func (r *windowReader[T]) sample(p0 commerce.Page[T], attr string) ([]int64, err
 
 // quantileCuts are the values, inside sp and ascending, that cut the
 // sorted sample vals into parts, with a heavy value cut off on both sides.
-func quantileCuts(vals []int64, parts int, sp span) []int64 {
+func quantileCuts(vals []int64, parts int, sp rangeSpan) []int64 {
 	var cuts []int64
 	for i := 1; i < parts; i++ {
 		c := vals[i*len(vals)/parts]

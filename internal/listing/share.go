@@ -24,7 +24,7 @@ import (
 // reader is one read sharing a listing: what it keeps, where its records
 // go, and how it fared. The listing's traversal goroutine writes listed
 // and err; the read looks at them once the listing has ended.
-type reader[T commerce.Record] struct {
+type sharedReader[T commerce.Record] struct {
 	ctx    context.Context
 	keep   Query
 	to     Reader[T]
@@ -39,7 +39,7 @@ type reader[T commerce.Record] struct {
 // every match reports the listing's total; one cut at its MaxResults, the
 // service's count where it asked for an exact one and the service said it
 // is, else what it got. So a read reports the same shared or alone.
-func (r *reader[T]) total(st listStats) (int, bool) {
+func (r *sharedReader[T]) total(st listStats) (int, bool) {
 	if r.keep.MaxResults == 0 || r.listed < r.keep.MaxResults {
 		return st.Total, st.TotalKnown
 	}
@@ -49,18 +49,18 @@ func (r *reader[T]) total(st listStats) (int, bool) {
 	return r.listed, false
 }
 
-// listed is what a listing hands every read that shared it.
-type listed struct {
+// sharedRun is what a listing hands every read that shared it.
+type sharedRun struct {
 	stats listStats
 	err   error
 }
 
 // readersOf are the readers that joined a listing of records of type T
 // (the listing's name includes the type).
-func readersOf[T commerce.Record](joined []any) []*reader[T] {
-	out := make([]*reader[T], 0, len(joined))
+func readersOf[T commerce.Record](joined []any) []*sharedReader[T] {
+	out := make([]*sharedReader[T], 0, len(joined))
 	for _, j := range joined {
-		if r, ok := j.(*reader[T]); ok {
+		if r, ok := j.(*sharedReader[T]); ok {
 			out = append(out, r)
 		}
 	}
@@ -68,7 +68,7 @@ func readersOf[T commerce.Record](joined []any) []*reader[T] {
 }
 
 // serve runs the listing the readers need, once, and logs what it cost.
-func (p *readPlan[T]) serve(ctx context.Context, readers []*reader[T]) listed {
+func (p *readPlan[T]) serve(ctx context.Context, readers []*sharedReader[T]) sharedRun {
 	keep := make([]Query, len(readers))
 	for i, r := range readers {
 		keep[i] = r.keep
@@ -80,24 +80,7 @@ func (p *readPlan[T]) serve(ctx context.Context, readers []*reader[T]) listed {
 	took := time.Since(start)
 	requests, err := end(ctx, p.kind.Endpoint, took, err)
 	p.logFinished(ctx, st, requests, len(readers), took)
-	return listed{stats: st, err: err}
-}
-
-// run reads the listing: through the cache where the engine has one, else
-// in full.
-func (p *readPlan[T]) run(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
-	if p.e.snapshots != nil {
-		return p.readCached(ctx, q, to)
-	}
-	return p.readFull(ctx, q, to)
-}
-
-// readFull lists the plan's filter, or each part of its split in().
-func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
-	if p.split.Parts != nil {
-		return listParts(ctx, p, q, to)
-	}
-	return list(ctx, p.e, p.kind, q, to)
+	return sharedRun{stats: st, err: err}
 }
 
 // fanOut hands each record to every reader that still wants it: up to
@@ -105,7 +88,7 @@ func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T])
 // MaxResults of the late and the others together). A reader whose Emit
 // fails, or whose read gave up, gets no more records; once none is left
 // the listing stops with the first reader's error.
-func fanOut[T commerce.Record](readers []*reader[T]) emitters[T] {
+func fanOut[T commerce.Record](readers []*sharedReader[T]) emitters[T] {
 	deliver := func(rec T, late bool) error {
 		for _, r := range readers {
 			if r.err != nil || r.ctx.Err() != nil {
@@ -136,7 +119,7 @@ func fanOut[T commerce.Record](readers []*reader[T]) emitters[T] {
 }
 
 // anyLeft reports whether a reader still takes records.
-func anyLeft[T commerce.Record](readers []*reader[T]) bool {
+func anyLeft[T commerce.Record](readers []*sharedReader[T]) bool {
 	for _, r := range readers {
 		if r.err == nil && r.ctx.Err() == nil {
 			return true
@@ -147,7 +130,7 @@ func anyLeft[T commerce.Record](readers []*reader[T]) bool {
 
 // firstReaderError is why the readers stopped taking records: the first
 // reader's error, else its read's.
-func firstReaderError[T commerce.Record](readers []*reader[T]) error {
+func firstReaderError[T commerce.Record](readers []*sharedReader[T]) error {
 	for _, r := range readers {
 		if r.err != nil {
 			return r.err

@@ -13,7 +13,7 @@ import (
 // limit, with the records it already took. A strategy gets a fresh sink,
 // so a strategy that gives up leaves nothing behind for the next.
 // Traversal goroutine.
-type sink[T commerce.Record] struct {
+type recordSink[T commerce.Record] struct {
 	emit  func(T) error
 	limit int // stop after this many records; 0: all
 	// createdBefore drops records created at or after it (a normalised
@@ -44,9 +44,9 @@ type sink[T commerce.Record] struct {
 	ties   []T
 }
 
-// deliver hands rec to emit unless it was taken already. done is true once
+// accept hands rec to emit unless it was taken already. done is true once
 // the limit is reached.
-func (s *sink[T]) deliver(rec T) (done bool, err error) {
+func (s *recordSink[T]) accept(rec T) (done bool, err error) {
 	id := rec.RecordID()
 	if s.seen == nil {
 		// Sized once from results.total: growing a set of 100,000 ids
@@ -91,7 +91,7 @@ func (s *sink[T]) deliver(rec T) (done bool, err error) {
 
 // flush hands the waiting ties to emit by id, up to the limit. done is
 // true once the limit is reached.
-func (s *sink[T]) flush() (done bool, err error) {
+func (s *recordSink[T]) flush() (done bool, err error) {
 	slices.SortFunc(s.ties, func(a, b T) int { return strings.Compare(a.RecordID(), b.RecordID()) })
 	for i, rec := range s.ties {
 		if done, err = s.take(rec); done || err != nil {
@@ -104,7 +104,7 @@ func (s *sink[T]) flush() (done bool, err error) {
 }
 
 // take hands rec to emit and counts it.
-func (s *sink[T]) take(rec T) (done bool, err error) {
+func (s *recordSink[T]) take(rec T) (done bool, err error) {
 	if err := s.emit(rec); err != nil {
 		return false, err
 	}
@@ -116,10 +116,10 @@ func (s *sink[T]) take(rec T) (done bool, err error) {
 }
 
 // full reports whether the limit is reached.
-func (s *sink[T]) full() bool { return s.limit > 0 && s.listed >= s.limit }
+func (s *recordSink[T]) full() bool { return s.limit > 0 && s.listed >= s.limit }
 
 // quota is what the sink still wants, for planning a window.
-func (s *sink[T]) quota() quota {
+func (s *recordSink[T]) quota() quota {
 	if s.limit <= 0 {
 		return unlimited
 	}

@@ -1,7 +1,9 @@
 package listing
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,4 +163,72 @@ func (k sortKey) equal(v string) filter.Expr {
 		return filter.Expr{filter.NewTerm(filter.Ge, k.attr, v), filter.NewTerm(filter.Lt, k.attr, nextMillisecond(v))}
 	}
 	return k.term(filter.Eq, v)
+}
+
+// sortRecords sorts recs by k, stably, with ties (equal values, to the
+// millisecond for timestamps) by id and records without a value last.
+func sortRecords[T commerce.Record](recs []T, k sortKey) error {
+	items, err := sortItems(recs, k)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(items, func(a, b sortItem[T]) int {
+		if a.has != b.has {
+			if a.has {
+				return -1
+			}
+			return 1
+		}
+		c := strings.Compare(a.s, b.s)
+		if k.number {
+			c = cmp.Compare(a.n, b.n)
+		}
+		if k.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return strings.Compare(a.rec.RecordID(), b.rec.RecordID())
+	})
+	for i := range items {
+		recs[i] = items[i].rec
+	}
+	return nil
+}
+
+// sortItem is a record with its sort value parsed once.
+type sortItem[T commerce.Record] struct {
+	rec T
+	has bool   // the record has a value
+	s   string // the value of a timestamp (as keyOf gives it) or text
+	n   int64  // the value of a number
+}
+
+func sortItems[T commerce.Record](recs []T, k sortKey) ([]sortItem[T], error) {
+	items := make([]sortItem[T], len(recs))
+	for i, rec := range recs {
+		it := sortItem[T]{rec: rec}
+		if v, ok := rec.SortValue(k.attr); ok && v != "" {
+			it.has = true
+			switch {
+			case k.timestamp:
+				key, err := keyOf(k, rec)
+				if err != nil {
+					return nil, err
+				}
+				it.s = key
+			case k.number:
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("record %s has %s %q, which is not a whole number", rec.RecordID(), k.attr, v)
+				}
+				it.n = n
+			default:
+				it.s = v
+			}
+		}
+		items[i] = it
+	}
+	return items, nil
 }

@@ -49,17 +49,16 @@ type partListing[T commerce.Record] struct {
 	err       error
 }
 
-// listParts lists each part of the plan's split in() on its own, as many
+// listParts lists each part of a split in() on its own, as many
 // at once as the engine has workers, and hands to the merged list: sorted
 // by key as sortRecords sorts (ties by id), each id once, at most
 // q.maxResults. Records the parts' catch-ups found go to to.late (to
 // to.emit without it), sorted the same way.
-func listParts[T commerce.Record](ctx context.Context, p *readPlan[T], q listQuery, to emitters[T]) (listStats, error) {
-	parts := p.split.Parts
+func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []string, q listQuery, to emitters[T]) (listStats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make([]partListing[T], len(parts))
-	slots := make(chan struct{}, p.e.workers)
+	slots := make(chan struct{}, e.workers)
 	var (
 		wg    sync.WaitGroup
 		once  sync.Once
@@ -69,7 +68,7 @@ func listParts[T commerce.Record](ctx context.Context, p *readPlan[T], q listQue
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			done[i] = p.listPart(ctx, q, part)
+			done[i] = listPart(ctx, e, kind, q, part)
 			if err := done[i].err; err != nil {
 				once.Do(func() { first = fmt.Errorf("part %d of %d of the split in(): %w", i+1, len(parts), err) })
 				cancel() // the read fails: the other parts need not go on
@@ -97,14 +96,14 @@ func listParts[T commerce.Record](ctx context.Context, p *readPlan[T], q listQue
 	if first != nil {
 		return st, first
 	}
-	return st, p.emitMerged(all, late, q.maxResults, to, &st)
+	return st, emitMerged(all, late, q, to, &st)
 }
 
 // listPart lists one part of the split in().
-func (p *readPlan[T]) listPart(ctx context.Context, q listQuery, part string) partListing[T] {
+func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, part string) partListing[T] {
 	var out partListing[T]
 	q.filter, q.progress = part, false
-	out.stats, out.err = list(ctx, p.e, p.kind, q, emitters[T]{
+	out.stats, out.err = listAll(ctx, e, kind, q, emitters[T]{
 		emit: func(rec T) error { out.all = append(out.all, rec); return nil },
 		late: func(rec T) error { out.late = append(out.late, rec); return nil },
 	})
@@ -112,12 +111,13 @@ func (p *readPlan[T]) listPart(ctx context.Context, q listQuery, part string) pa
 }
 
 // emitMerged sorts the parts' records and hands them out, each id once.
-func (p *readPlan[T]) emitMerged(all, late []T, maxResults int, to emitters[T], st *listStats) error {
+func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *listStats) error {
+	maxResults := q.maxResults
 	all, late = uniqueByID(all), uniqueByID(late)
-	if err := sortRecords(all, p.key); err != nil {
+	if err := sortRecords(all, q.key); err != nil {
 		return err
 	}
-	if err := sortRecords(late, p.key); err != nil {
+	if err := sortRecords(late, q.key); err != nil {
 		return err
 	}
 	if maxResults > 0 && len(all) > maxResults {

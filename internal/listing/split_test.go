@@ -21,24 +21,24 @@ func ptr64(v int64) *int64 { return &v }
 
 // checkPartition asserts that subs cut sp into contiguous, non-empty,
 // half-open spans in ascending order.
-func checkPartition(t *testing.T, sp span, subs []span) {
+func checkPartition(t *testing.T, sp rangeSpan, subs []rangeSpan) {
 	t.Helper()
 	if len(subs) < 2 {
-		t.Fatalf("split %s into %d spans, want at least 2", sp, len(subs))
+		t.Fatalf("split %s into %d spans, want at least 2", sp.rangeText(), len(subs))
 	}
 	if (subs[0].lo == nil) != (sp.lo == nil) || (sp.lo != nil && *subs[0].lo != *sp.lo) {
-		t.Errorf("first span %s does not start where %s does", subs[0], sp)
+		t.Errorf("first span %s does not start where %s does", subs[0].rangeText(), sp.rangeText())
 	}
 	last := subs[len(subs)-1]
 	if (last.hi == nil) != (sp.hi == nil) || (sp.hi != nil && *last.hi != *sp.hi) {
-		t.Errorf("last span %s does not end where %s does", last, sp)
+		t.Errorf("last span %s does not end where %s does", last.rangeText(), sp.rangeText())
 	}
 	for i, s := range subs {
 		if s.lo != nil && s.hi != nil && *s.hi <= *s.lo {
-			t.Errorf("span %d %s is empty", i, s)
+			t.Errorf("span %d %s is empty", i, s.rangeText())
 		}
 		if i > 0 && (subs[i-1].hi == nil || s.lo == nil || *subs[i-1].hi != *s.lo) {
-			t.Errorf("spans %d %s and %d %s are not contiguous", i-1, subs[i-1], i, s)
+			t.Errorf("spans %d %s and %d %s are not contiguous", i-1, subs[i-1].rangeText(), i, s.rangeText())
 		}
 	}
 }
@@ -62,22 +62,22 @@ func TestSplitSpans(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		sp    span
+		sp    rangeSpan
 		total int
 		sizes []int64
 		// isolated, if set, is a value that must get a span of its own.
 		isolated *int64
 	}{
-		{"unbounded, spread", span{}, 25000, spread, nil},
-		{"bounded, spread", span{lo: ptr64(1000), hi: ptr64(5000)}, 12000, spread, nil},
-		{"heavy value", span{}, 30000, heavy, ptr64(7777)},
-		{"one value sampled, unbounded", span{}, 15000, same, ptr64(4096)},
-		{"one value sampled, at the lower end", span{lo: ptr64(4096), hi: ptr64(9000)}, 15000, same, ptr64(4096)},
-		{"one value sampled, at the upper end", span{lo: ptr64(10), hi: ptr64(4097)}, 15000, same, ptr64(4096)},
+		{"unbounded, spread", rangeSpan{}, 25000, spread, nil},
+		{"bounded, spread", rangeSpan{lo: ptr64(1000), hi: ptr64(5000)}, 12000, spread, nil},
+		{"heavy value", rangeSpan{}, 30000, heavy, ptr64(7777)},
+		{"one value sampled, unbounded", rangeSpan{}, 15000, same, ptr64(4096)},
+		{"one value sampled, at the lower end", rangeSpan{lo: ptr64(4096), hi: ptr64(9000)}, 15000, same, ptr64(4096)},
+		{"one value sampled, at the upper end", rangeSpan{lo: ptr64(10), hi: ptr64(4097)}, 15000, same, ptr64(4096)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			subs, err := r.split("", tc.sp, commerce.Page[commerce.File]{Records: sizedFiles(tc.sizes...), Count: commerce.Count{N: tc.total}}, tc.total, "file_size", 7000)
+			subs, err := r.splitSpan("", tc.sp, commerce.Page[commerce.File]{Records: sizedFiles(tc.sizes...), Count: commerce.Count{N: tc.total}}, tc.total, "file_size", 7000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestSplitSingleValueIsATieError(t *testing.T) {
 	for i := range same {
 		same[i] = 4096
 	}
-	_, err := r.split("like(file_name,*.png)", span{lo: ptr64(4096), hi: ptr64(4097)}, commerce.Page[commerce.File]{Records: sizedFiles(same...), Count: commerce.Count{N: 10001}}, 10001, "file_size", 7000)
+	_, err := r.splitSpan("like(file_name,*.png)", rangeSpan{lo: ptr64(4096), hi: ptr64(4097)}, commerce.Page[commerce.File]{Records: sizedFiles(same...), Count: commerce.Count{N: 10001}}, 10001, "file_size", 7000)
 	var ue *UnlistableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("got %v, want an UnlistableError", err)
@@ -118,12 +118,12 @@ func TestSplitSingleValueIsATieError(t *testing.T) {
 
 func TestSplitRejectsUnusableSamples(t *testing.T) {
 	r := &windowReader[commerce.File]{kind: commerce.Files}
-	if _, err := r.split("", span{}, commerce.Page[commerce.File]{Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); err == nil {
+	if _, err := r.splitSpan("", rangeSpan{}, commerce.Page[commerce.File]{Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); err == nil {
 		t.Error("an empty first page with a total of 20,000 was accepted")
 	}
 	noSize := []commerce.File{{Common: commerce.Common{ID: "a"}}}
 	var pe *commerce.ProtocolError
-	if _, err := r.split("", span{}, commerce.Page[commerce.File]{Records: noSize, Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); !errors.As(err, &pe) {
+	if _, err := r.splitSpan("", rangeSpan{}, commerce.Page[commerce.File]{Records: noSize, Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); !errors.As(err, &pe) {
 		t.Errorf("a record without file_size: got %v, want a ProtocolError", err)
 	}
 }

@@ -216,10 +216,10 @@ func TestListConsistencyBuffer(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 3000, Files: 3000})
 	c := newClient(t, srv)
 	for _, tc := range []struct {
-		name  string
-		kind  string
-		times func() []time.Time
-		list  func(cut time.Time) ([]string, listStats, error)
+		name    string
+		kind    string
+		times   func() []time.Time
+		listAll func(cut time.Time) ([]string, listStats, error)
 	}{
 		{"orders, filtered by the service", "orders", func() (out []time.Time) {
 			for _, o := range srv.Orders() {
@@ -238,7 +238,7 @@ func TestListConsistencyBuffer(t *testing.T) {
 			times := tc.times()
 			slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 			cut := times[len(times)*2/3]
-			got, stats, err := tc.list(cut)
+			got, stats, err := tc.listAll(cut)
 			if err != nil {
 				t.Fatal(err)
 			}

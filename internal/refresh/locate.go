@@ -345,7 +345,7 @@ func (l *locator[T]) bounded(sp createdRange) (string, error) {
 	if sp.hi < len(l.keys) {
 		bounds = append(bounds, filter.NewTerm(filter.Lt, "created_at", l.keys[sp.hi]))
 	}
-	expr, err := l.rf.Source.Narrow(l.rf.Filter, bounds, "a created_at range of the cache's refresh")
+	expr, err := l.rf.Source.NarrowFilter(l.rf.Filter, bounds, "a created_at range of the cache's refresh")
 	if err != nil {
 		return "", NotProvable{"no room in the filter for created_at ranges: " + err.Error()}
 	}

@@ -64,18 +64,18 @@ func (n NotProvable) Error() string { return n.Reason }
 // Source is the listing engine as a refresh uses it: page requests, and
 // whole listings, of filters it builds on the query's.
 type Source[T commerce.Record] interface {
-	// Count is results.total of filter, an exact count asked for: one
+	// ExactCount is results.total of filter, an exact count asked for: one
 	// request for one record.
-	Count(ctx context.Context, filter string) (commerce.Count, error)
+	ExactCount(ctx context.Context, filter string) (commerce.Count, error)
 	// FirstPage is the first page of filter in the service's default
 	// order, every record with its JSON.
 	FirstPage(ctx context.Context, filter string) (commerce.Page[T], error)
 	// List is every record of filter, with its JSON, and the page
 	// requests it took.
 	List(ctx context.Context, filter string) ([]T, int, error)
-	// Narrow is base narrowed by extra, within the service's limits on a
+	// NarrowFilter is base narrowed by extra, within the service's limits on a
 	// request's filter; why says, for messages, why the terms are added.
-	Narrow(base string, extra filter.Expr, why string) (string, error)
+	NarrowFilter(base string, extra filter.Expr, why string) (string, error)
 }
 
 // Request is one refresh.
@@ -158,7 +158,7 @@ func (rf *refresher[T]) run(ctx context.Context, known []T) (Result[T], error) {
 	if err != nil {
 		return res, NotProvable{err.Error()}
 	}
-	changesFilter, err := rf.Source.Narrow(rf.Filter, filter.Expr{filter.NewTerm(filter.Ge, "updated_at", lower)}, "changes since the cache entry")
+	changesFilter, err := rf.Source.NarrowFilter(rf.Filter, filter.Expr{filter.NewTerm(filter.Ge, "updated_at", lower)}, "changes since the cache entry")
 	if err != nil {
 		return res, NotProvable{"no room in the filter for the updated_at bound of the changes: " + err.Error()}
 	}
@@ -210,7 +210,7 @@ func changesSince(prev *Snapshot) (string, error) {
 // goroutine.
 func (rf *refresher[T]) count(ctx context.Context, expr string) (int, error) {
 	rf.spent.Add(1)
-	c, err := rf.Source.Count(ctx, expr)
+	c, err := rf.Source.ExactCount(ctx, expr)
 	if err == nil && !c.Exact() {
 		return 0, NotProvable{notExact(c)}
 	}

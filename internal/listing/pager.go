@@ -10,7 +10,9 @@ package listing
 // said; past a count that proved low, and from the start where the count
 // does not promise to be exact, pages are read ahead in parallel. A window
 // whose pages are all full up to the offset limit holds more, and the
-// strategy goes on from its last record. This file reads windows.
+// strategy goes on from its last record. This file is the pager: it reads windows, and nothing else: their page
+// requests (fetchPage), who runs them (the scheduler), how many are in
+// flight ahead, and the checks that a window held still (windowCheck).
 //
 // Who runs what. One goroutine, the traversal goroutine (the caller of
 // List), decides everything: which window to read next, which records to
@@ -73,7 +75,7 @@ func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includ
 }
 
 // window is one bounded slice of a listing, read by offsets.
-type window[T commerce.Record] struct {
+type pageWindow[T commerce.Record] struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	base   string // filter without the bound
@@ -111,8 +113,8 @@ func (r pageResult[T]) failure() error { return r.err }
 // continuation says how to go on after a full window: with the next window
 // (already requested), or by listing a tie group on its own first.
 type continuation[T commerce.Record] struct {
-	next   *window[T]  // already requested; nil when tie is set or not prefetched
-	bound  filter.Expr // where next starts
+	next   *pageWindow[T] // already requested; nil when tie is set or not prefetched
+	bound  filter.Expr    // where next starts
 	tie    bool
 	tieKey string
 	err    error
@@ -153,12 +155,12 @@ func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 
 // open requests a window's first page; the traversal goroutine, which
 // calls it, plans the rest when it reads the window (see read).
-func (r *windowReader[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
+func (r *windowReader[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
 	return r.start(parent, base, key, bound, false, nil)
 }
 
 // openCounted is open with an exact count asked for on the first page.
-func (r *windowReader[T]) openCounted(parent context.Context, base string, key sortKey) (*window[T], error) {
+func (r *windowReader[T]) openCounted(parent context.Context, base string, key sortKey) (*pageWindow[T], error) {
 	return r.start(parent, base, key, nil, true, nil)
 }
 
@@ -166,20 +168,20 @@ func (r *windowReader[T]) openCounted(parent context.Context, base string, key s
 // without a record limit. The worker that receives its first page plans
 // the rest at once, so that its pages are queued before the traversal
 // goroutine has caught up with it. Any goroutine.
-func (r *windowReader[T]) prefetch(parent context.Context, base string, key sortKey, bound filter.Expr) (*window[T], error) {
-	return r.start(parent, base, key, bound, false, func(w *window[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
+func (r *windowReader[T]) prefetch(parent context.Context, base string, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
+	return r.start(parent, base, key, bound, false, func(w *pageWindow[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
 }
 
 // start builds a window and requests its first page, handing the page to
 // onFirst (if set) on the worker before the traversal sees it. Either
 // goroutine.
-func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, exactCount bool, onFirst func(*window[T], commerce.Page[T])) (*window[T], error) {
+func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, exactCount bool, onFirst func(*pageWindow[T], commerce.Page[T])) (*pageWindow[T], error) {
 	expr, err := r.windowFilter(base, key, bound)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(parent)
-	w := &window[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr, exactCount: exactCount,
+	w := &pageWindow[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr, exactCount: exactCount,
 		pages: make([]chan pageResult[T], r.lastPage(r.overlapStride())+1), next: make(chan continuation[T], 1)}
 	for i := range w.pages {
 		w.pages[i] = make(chan pageResult[T], 1)
@@ -196,7 +198,7 @@ func (r *windowReader[T]) start(parent context.Context, base string, key sortKey
 // pageTask is the request of w's page i, run by a scheduler worker; then,
 // if set, sees the page before the traversal goroutine does. Page i > 0
 // is requested once the window is planned, so w.stride is set.
-func (r *windowReader[T]) pageTask(w *window[T], i int, then func(commerce.Page[T])) func() {
+func (r *windowReader[T]) pageTask(w *pageWindow[T], i int, then func(commerce.Page[T])) func() {
 	return func() {
 		if err := w.ctx.Err(); err != nil {
 			w.pages[i] <- pageResult[T]{err: err}
@@ -223,7 +225,7 @@ func (r *windowReader[T]) fetch(ctx context.Context, req pageRequest) (commerce.
 // start at, and the pages requested at once, from the count. It plans once
 // per window: on a worker for prefetched windows, else on the traversal
 // goroutine, which passes its quota.
-func (r *windowReader[T]) plan(w *window[T], p0 commerce.Page[T], want quota) {
+func (r *windowReader[T]) plan(w *pageWindow[T], p0 commerce.Page[T], want quota) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.planned {
@@ -278,7 +280,7 @@ func (r *windowReader[T]) plan(w *window[T], p0 commerce.Page[T], want quota) {
 // request requests w's pages up to n (exclusive), the last one first: its
 // records decide where the next window starts. Either goroutine, under
 // w.mu.
-func (r *windowReader[T]) request(w *window[T], n int, want quota, p0 commerce.Page[T]) {
+func (r *windowReader[T]) request(w *pageWindow[T], n int, want quota, p0 commerce.Page[T]) {
 	from := w.requested
 	if n <= from {
 		return
@@ -315,7 +317,7 @@ func (r *windowReader[T]) request(w *window[T], n int, want quota, p0 commerce.P
 // request slots, and a window that ends soon wastes no more requests than
 // it has read. With a record limit one page at a time, since the records
 // may be enough already. Traversal goroutine.
-func (r *windowReader[T]) extend(w *window[T], i int, want quota) {
+func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if i+1 >= w.requested {
@@ -336,7 +338,7 @@ func (r *windowReader[T]) extend(w *window[T], i int, want quota) {
 // the service's filter limits. Any record's key stands for the bounds to
 // come: they all merge with the same terms of the base filter. Either
 // goroutine, under w.mu.
-func (r *windowReader[T]) nextWindowFits(w *window[T], p0 commerce.Page[T]) error {
+func (r *windowReader[T]) nextWindowFits(w *pageWindow[T], p0 commerce.Page[T]) error {
 	if w.key == unsorted || len(p0.Records) == 0 {
 		return nil
 	}
@@ -383,7 +385,7 @@ func (r *windowReader[T]) pagesFor(stride, n int) int {
 // continueAfter works out, from a full window's last page, where the
 // traversal goes on; without a record limit it prefetches the next window
 // right away. Any goroutine.
-func (r *windowReader[T]) continueAfter(w *window[T], firstKey string, last commerce.Page[T], want quota) continuation[T] {
+func (r *windowReader[T]) continueAfter(w *pageWindow[T], firstKey string, last commerce.Page[T], want quota) continuation[T] {
 	if len(last.Records) == 0 || firstKey == "" {
 		// An inconsistent page; the traversal notices and reads the window again.
 		return continuation[T]{err: errWindowChanged}
@@ -405,7 +407,7 @@ func (r *windowReader[T]) continueAfter(w *window[T], firstKey string, last comm
 }
 
 // firstPage awaits the window's first page, once. Traversal goroutine.
-func (w *window[T]) firstPage(ctx context.Context) (pageResult[T], error) {
+func (w *pageWindow[T]) firstPage(ctx context.Context) (pageResult[T], error) {
 	if w.p0 != nil {
 		return *w.p0, w.p0.err
 	}
@@ -422,7 +424,7 @@ func (w *window[T]) firstPage(ctx context.Context) (pageResult[T], error) {
 // for want. It reports done when the window ended (a short page: the
 // traversal has every record from its bound on) or deliver had enough, or
 // the continuation after a full window. Traversal goroutine.
-func (r *windowReader[T]) read(ctx context.Context, w *window[T], want quota, deliver func(T) (bool, error)) (bool, continuation[T], error) {
+func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota, deliver func(T) (bool, error)) (bool, continuation[T], error) {
 	var none continuation[T]
 	r0, err := w.firstPage(ctx)
 	if err != nil {
@@ -479,4 +481,261 @@ func (r *windowReader[T]) read(ctx context.Context, w *window[T], want quota, de
 // query ("?filter=...", "?sort=..." or empty). Any goroutine.
 func (r *windowReader[T]) contractError(query, format string, args ...any) error {
 	return commerce.ContractBroken(r.kind.Path+query, format, args...)
+}
+
+// ---- The checks of a window
+
+// What the traversal goroutine checks of each window it reads, so that a
+// store that changed under the listing cannot make it skip or repeat a
+// record unnoticed.
+
+// windowCheck tells whether a window read by offsets held still: a steady
+// count (commerce.Count.Steady) stays what the first page said, pages that
+// overlap share their record, no id comes twice, and the window does not
+// end short of what the last page's count promises (errWindowChanged
+// otherwise); and the records are in order, where the client can tell (a
+// ProtocolError otherwise). The end itself is the first short page,
+// whatever the count said. Traversal goroutine.
+type windowCheck[T commerce.Record] struct {
+	r        *windowReader[T]
+	w        *pageWindow[T]
+	count    commerce.Count // the first page's
+	inWindow map[string]struct{}
+	prevKey  string
+	lastID   string // of the page before, where pages overlap
+}
+
+func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], count commerce.Count) *windowCheck[T] {
+	return &windowCheck[T]{r: r, w: w, count: count,
+		inWindow: make(map[string]struct{}, min(count.Hint(), r.windowCap))}
+}
+
+// page checks page i and returns its records that are new: without the
+// record it shares with the page before, where pages overlap (see stride).
+// Traversal goroutine.
+func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
+	if c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {
+		// (The first page may have asked for the exact count the others
+		// did not: their labels may differ.)
+		return nil, errWindowChanged
+	}
+	if c.w.stride == c.r.pageSize || i == 0 {
+		c.lastID = lastID(p.Records)
+		return p.Records, nil
+	}
+	if len(p.Records) == 0 || p.Records[0].RecordID() != c.lastID {
+		return nil, errWindowChanged
+	}
+	c.lastID = lastID(p.Records)
+	return p.Records[1:], nil
+}
+
+func lastID[T commerce.Record](recs []T) string {
+	if len(recs) == 0 {
+		return ""
+	}
+	return recs[len(recs)-1].RecordID()
+}
+
+// record checks the next record before it is handed out.
+// Traversal goroutine.
+func (c *windowCheck[T]) record(rec T) error {
+	id := rec.RecordID()
+	if _, dup := c.inWindow[id]; dup {
+		// Offsets shifted under the listing.
+		return errWindowChanged
+	}
+	c.inWindow[id] = struct{}{}
+	if !c.w.key.checked() {
+		return nil
+	}
+	k, err := keyOf(c.w.key, rec)
+	if err != nil {
+		return c.r.contractError("", "%v", err)
+	}
+	if c.prevKey != "" && c.w.key.before(k, c.prevKey) {
+		return c.r.contractError("?sort="+c.w.key.param(), "records are out of %s order: %s comes after %s", c.w.key.param(), k, c.prevKey)
+	}
+	c.prevKey = k
+	return nil
+}
+
+// end checks a window that ended on the short page p against p's count:
+// no count but an estimate may say more records match than the window
+// holds (a lower bound and an observation are at most the truth, and an
+// unlabelled count is exact or a lower bound), and an exact count says
+// exactly how many. A window that disagrees changed while it was read, or
+// a page came back short that should not have. Traversal goroutine.
+func (c *windowCheck[T]) end(p commerce.Page[T]) error {
+	held, n := len(c.inWindow), p.Count.N
+	switch p.Count.Method {
+	case commerce.CountExact:
+		if held != n {
+			return errWindowChanged
+		}
+	case commerce.CountUnlabelled, commerce.CountLowerBound, commerce.CountObserved:
+		if held < min(n, c.r.windowCap) {
+			return errWindowChanged
+		}
+	}
+	return nil
+}
+
+// holdsAll reports whether the window holds every record the listing can
+// match: as many as the query's filter names ids (maxMatches), so that no
+// page past them is needed to show the end. Traversal goroutine.
+func (c *windowCheck[T]) holdsAll(maxMatches int) bool {
+	return maxMatches > 0 && len(c.inWindow) >= maxMatches
+}
+
+// ---- One page request
+
+// pageRequest is one list request: a filter, a sort (empty: the
+// service's own order), which records, whether to keep their JSON, and
+// whether to ask for an exact count.
+type pageRequest struct {
+	filter, sort  string
+	offset, limit int
+	includeJSON   bool
+	exactCount    bool
+}
+
+// fetchPage requests one page of kind and checks it against the contract
+// (commerce.DecodeListBody); a page that breaks it is a
+// commerce.ProtocolError, which the transport does not retry. The display
+// attributes of an unexpected type its records held go to notes.
+func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], req pageRequest, notes *commerce.DecodeLog) (commerce.Page[T], error) {
+	q := commerce.ListParams(req.filter, req.sort, req.offset, req.limit)
+	if req.exactCount {
+		q.Set(commerce.TotalMethodParam, string(commerce.CountExact))
+	}
+	path := kind.Path + "?" + q.Encode()
+	if req.filter != "" && len(path) > commerce.MaxRequestBytes {
+		// The listing checks its requests before it builds them; this
+		// guards every other path to the service.
+		return commerce.Page[T]{}, &FilterLimitError{Endpoint: kind.Name, Filter: req.filter, Terms: -1, Bytes: len(path),
+			Fix: "Use fewer or shorter values (an in() of about 200 ids fills a request)."}
+	}
+	var out commerce.Page[T]
+	err := e.get.Get(ctx, kind.Path, q, func(body []byte) error {
+		p, err := commerce.DecodeListBody(body, kind, req.limit, req.offset, req.includeJSON, path)
+		out = p
+		return err
+	})
+	if err == nil && notes != nil {
+		// The worker that decoded the page adds its issues; the listing
+		// warns of them when it ends.
+		notes.Add(out.Issues)
+	}
+	return out, err
+}
+
+// warnDecoded logs, at the end of a listing, one WARN per attribute that
+// held values of an unexpected type.
+func (e *Engine) warnDecoded(ctx context.Context, resource string, notes *commerce.DecodeLog) {
+	for _, w := range notes.Warnings(resource) {
+		e.log.Warn(ctx, w.Message, w.Fields)
+	}
+}
+
+// ---- Who runs the page requests
+
+// priority is the queue a scheduler task waits in.
+type priority int
+
+const (
+	// bulk: the pages in the middle of a window.
+	bulk priority = iota
+	// urgent: the first and last page of a window, which decide what comes
+	// next.
+	urgent
+)
+
+// scheduler runs page requests on a fixed set of workers. Urgent tasks go
+// before the bulk, so the next window starts while this one is still being
+// read.
+type scheduler struct {
+	mu          sync.Mutex
+	cond        *sync.Cond
+	urgentTasks []func()
+	bulkTasks   []func()
+	closed      bool
+	wg          sync.WaitGroup
+}
+
+func newScheduler(workers int) *scheduler {
+	s := &scheduler{}
+	s.cond = sync.NewCond(&s.mu)
+	s.wg.Add(workers)
+	for range workers {
+		go s.work()
+	}
+	return s
+}
+
+// submit queues task; either goroutine may call it.
+func (s *scheduler) submit(p priority, task func()) {
+	s.mu.Lock()
+	if p == urgent {
+		s.urgentTasks = append(s.urgentTasks, task)
+	} else {
+		s.bulkTasks = append(s.bulkTasks, task)
+	}
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// work is one worker's loop.
+func (s *scheduler) work() {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		for !s.closed && len(s.urgentTasks) == 0 && len(s.bulkTasks) == 0 {
+			s.cond.Wait()
+		}
+		var task func()
+		switch {
+		case len(s.urgentTasks) > 0:
+			task, s.urgentTasks = s.urgentTasks[0], s.urgentTasks[1:]
+		case len(s.bulkTasks) > 0:
+			task, s.bulkTasks = s.bulkTasks[0], s.bulkTasks[1:]
+		}
+		s.mu.Unlock()
+		if task == nil {
+			return // closed and drained
+		}
+		task()
+	}
+}
+
+// close waits for queued tasks to finish; callers cancel their contexts
+// first, so the tasks return at once. List calls it as the listing ends.
+func (s *scheduler) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	s.wg.Wait()
+}
+
+// await receives what a worker sent on ch, or ctx's error. A value with a
+// failure method (a pageResult) reports its own error too. Traversal
+// goroutine.
+func await[V any](ctx context.Context, ch chan V) (V, error) {
+	if err := ctx.Err(); err != nil {
+		// select picks at random among ready cases: without this, pages
+		// already fetched would keep reaching emit after cancellation.
+		var zero V
+		return zero, err
+	}
+	select {
+	case v := <-ch:
+		if r, ok := any(v).(interface{ failure() error }); ok {
+			return v, r.failure()
+		}
+		return v, nil
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
 }
