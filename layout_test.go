@@ -34,7 +34,6 @@ const modulePath = "github.com/commerce-tf/terraform-provider-commerce"
 type goPackage struct {
 	dir   string // relative to the module root
 	files map[string]*ast.File
-	lines int
 }
 
 // internalPackages parses every package under internal/ but the emulator.
@@ -70,7 +69,6 @@ func internalPackages(t *testing.T) (*token.FileSet, []*goPackage) {
 			byDir[dir] = p
 		}
 		p.files[path] = f
-		p.lines += strings.Count(string(src), "\n")
 		return nil
 	})
 	if err != nil {

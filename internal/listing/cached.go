@@ -104,7 +104,7 @@ func (p *readPlan[T]) readInFull(ctx context.Context, q listQuery, to emitters[T
 func (p *readPlan[T]) refresh(ctx context.Context, q listQuery, to emitters[T], prev *refresh.Snapshot) (listStats, error) {
 	start := time.Now()
 	room := p.e.room(p.kind.Endpoint)
-	base, cut := room.createdBeforeFilter(q)
+	base, cut := q.createdBeforeFilter(room)
 	if cut != "" {
 		return listStats{}, refresh.NotProvable{Reason: "no room in the filter for consistency_buffer's created_at bound, which the counts need"}
 	}

@@ -1,5 +1,8 @@
 package listing
 
+// The catch-up pass of sort -updated_at: the records updated while the
+// listing ran, which moved behind the position already read.
+
 import (
 	"context"
 

@@ -1,5 +1,8 @@
 package listing
 
+// The Engine: what it needs of the transport (Getter), its options, and
+// what it remembers of the endpoints while it lives.
+
 import (
 	"context"
 	"errors"

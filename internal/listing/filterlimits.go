@@ -123,23 +123,6 @@ func boundHint(extra filter.Expr) string {
 	return strings.Join(hints, " and ")
 }
 
-// createdBeforeFilter applies q.createdBefore: as lt(created_at,...)
-// merged into the filter where the endpoint filters on created_at and the
-// filter has room, else as a normalised timestamp the sink drops records
-// by.
-func (r filterRoom) createdBeforeFilter(q listQuery) (string, string) {
-	if q.createdBefore.IsZero() {
-		return q.filter, ""
-	}
-	cut := filter.FormatTimestamp(q.createdBefore)
-	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
-		if narrowed, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
-			return narrowed, ""
-		}
-	}
-	return q.filter, cut
-}
-
 // room is what the service's limits leave the filters of endpoint's list
 // requests.
 func (e *Engine) room(endpoint commerce.Endpoint) filterRoom {

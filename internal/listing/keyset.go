@@ -1,5 +1,10 @@
 package listing
 
+// Keyset windows, for orders the service gives: windows read by offsets,
+// each starting from the sort value of the last record of the one before;
+// and the tie groups no bound on the sort attribute can split, listed on
+// their own, by id, before the traversal goes on strictly after them.
+
 import (
 	"context"
 	"errors"
@@ -8,10 +13,6 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
-
-// Keyset traversal, for orders the service gives: windows read by offsets,
-// each starting from the sort value of the last record of the one before
-// (see List).
 
 // traverseQuery lists the query's own filter in the sink's key order. Its
 // first page's count is the query's (Stats.Count), and shows whether the service really sorts:

@@ -1,5 +1,9 @@
 package listing
 
+// The planner of one listing: which strategy lists the query, chosen from
+// the endpoint's row of the capability table and switched once when the
+// service does not sort as the row says.
+
 import (
 	"context"
 	"errors"
@@ -55,7 +59,7 @@ func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Ki
 	}()
 	r.maxMatches = idBound(q.filter)
 	l := &listRun[T]{windowReader: r, q: q, to: to}
-	l.q.filter, l.createdBefore = r.createdBeforeFilter(q)
+	l.q.filter, l.createdBefore = q.createdBeforeFilter(r.filterRoom)
 	l.stats.cutHere = l.createdBefore != ""
 	out, err := l.run(ctx, q.key)
 	return l.finish(ctx, out, err), err

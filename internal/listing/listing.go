@@ -1,5 +1,11 @@
 package listing
 
+// One listing as its strategies share it: what it was asked (listQuery),
+// where its records go (emitters), what it reads with and reports
+// (listRun), and one strategy's pass over it (walk), with the steps every
+// strategy takes: opening the query's first window, and wording a refused
+// keyset request.
+
 import (
 	"context"
 	"slices"
@@ -80,35 +86,6 @@ type listQuery struct {
 // emit as they are found.
 type emitters[T commerce.Record] struct {
 	emit, late func(T) error
-}
-
-// stats describes a finished (or failed) listing. What it cost in
-// requests, retries and 429s the transport counts (Options.Trace).
-type listStats struct {
-	// Total is how many records match, where TotalKnown: those listed
-	// when the listing reached its end, else the service's count where it
-	// said it was exact. Otherwise Total is the records listed, the
-	// matches at least.
-	Total      int
-	TotalKnown bool
-	// Count is the service's count of the query's filter, from the first
-	// page: a guess that sizes the listing, never what ends it.
-	Count commerce.Count
-	// cutHere is set when the provider leaves out records the service
-	// counts (a consistency cut it applies itself): Count is no count of
-	// the result then.
-	cutHere bool
-	Listed  int // records handed to the caller
-	Pages   int // page requests the engine made (retries of one page count once)
-	Windows int // offset windows traversed (see list)
-	// Strategy says how the listing reached every record (strategy*).
-	Strategy string
-	// Cache says how a cached read served the listing (cache*), and
-	// CacheReason why it read in full; both empty without a cache.
-	Cache, CacheReason string
-	// Changed and Removed count, for a refresh, the records the service
-	// reported changed since the snapshot and those found gone.
-	Changed, Removed int
 }
 
 // How a listing reaches every record, as stats.Strategy reports it.
@@ -204,4 +181,21 @@ func idBound(expr string) int {
 		}
 	}
 	return bound
+}
+
+// createdBeforeFilter applies q.createdBefore within room: as
+// lt(created_at,...) merged into the filter where the endpoint filters on
+// created_at and the filter has room, else as a normalised timestamp the
+// sink drops records by.
+func (q listQuery) createdBeforeFilter(r filterRoom) (string, string) {
+	if q.createdBefore.IsZero() {
+		return q.filter, ""
+	}
+	cut := filter.FormatTimestamp(q.createdBefore)
+	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+		if narrowed, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
+			return narrowed, ""
+		}
+	}
+	return q.filter, cut
 }

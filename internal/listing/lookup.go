@@ -1,5 +1,7 @@
 package listing
 
+// One record, by id.
+
 import (
 	"context"
 	"fmt"

@@ -1,5 +1,8 @@
 package listing
 
+// One read planned once, and read in full: the sort key, the filter within
+// the service's limits, an in() split over several requests.
+
 import (
 	"context"
 	"fmt"

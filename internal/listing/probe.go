@@ -1,5 +1,8 @@
 package listing
 
+// What an endpoint the capability table does not know can do, found out
+// with at most two requests.
+
 import (
 	"context"
 	"errors"

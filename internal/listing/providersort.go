@@ -1,11 +1,11 @@
 package listing
 
+// The provider-side sort, for orders the service cannot give: list
+// everything, then sort it here.
+
 import (
 	"context"
 )
-
-// The provider-side sort, for orders the service cannot give: list
-// everything, then sort it here.
 
 // sortHere lists every matching record in an order the service gives (or
 // in none) into a sink of its own, without a limit (which records come

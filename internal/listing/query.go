@@ -1,5 +1,9 @@
 package listing
 
+// The values a read passes around: what it asks (Query), where its records
+// go (Reader), what it gets (Result), and what a listing reports on the
+// way (listStats, sharedRun).
+
 import (
 	"time"
 
@@ -59,4 +63,39 @@ type Result struct {
 	// nil: not split), and Pages how many list requests the listing made.
 	Split filter.InSplit
 	Pages int
+}
+
+// stats describes a finished (or failed) listing. What it cost in
+// requests, retries and 429s the transport counts (Options.Trace).
+type listStats struct {
+	// Total is how many records match, where TotalKnown: those listed
+	// when the listing reached its end, else the service's count where it
+	// said it was exact. Otherwise Total is the records listed, the
+	// matches at least.
+	Total      int
+	TotalKnown bool
+	// Count is the service's count of the query's filter, from the first
+	// page: a guess that sizes the listing, never what ends it.
+	Count commerce.Count
+	// cutHere is set when the provider leaves out records the service
+	// counts (a consistency cut it applies itself): Count is no count of
+	// the result then.
+	cutHere bool
+	Listed  int // records handed to the caller
+	Pages   int // page requests the engine made (retries of one page count once)
+	Windows int // offset windows traversed (see list)
+	// Strategy says how the listing reached every record (strategy*).
+	Strategy string
+	// Cache says how a cached read served the listing (cache*), and
+	// CacheReason why it read in full; both empty without a cache.
+	Cache, CacheReason string
+	// Changed and Removed count, for a refresh, the records the service
+	// reported changed since the snapshot and those found gone.
+	Changed, Removed int
+}
+
+// sharedRun is what a listing hands every read that shared it.
+type sharedRun struct {
+	stats listStats
+	err   error
 }

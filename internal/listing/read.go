@@ -1,5 +1,7 @@
 package listing
 
+// Read: the one call a data source's read makes.
+
 import (
 	"context"
 

@@ -49,12 +49,6 @@ func (r *sharedReader[T]) total(st listStats) (int, bool) {
 	return r.listed, false
 }
 
-// sharedRun is what a listing hands every read that shared it.
-type sharedRun struct {
-	stats listStats
-	err   error
-}
-
 // readersOf are the readers that joined a listing of records of type T
 // (the listing's name includes the type).
 func readersOf[T commerce.Record](joined []any) []*sharedReader[T] {

@@ -1,5 +1,8 @@
 package listing
 
+// Where one strategy's records go, each once, in an order the same on
+// every read of the same store.
+
 import (
 	"slices"
 	"strings"

@@ -1,5 +1,8 @@
 package listing
 
+// The sort key of a listing: its keyset filters, how it compares values,
+// and the provider's own sort by it.
+
 import (
 	"cmp"
 	"fmt"

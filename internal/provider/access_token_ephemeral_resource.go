@@ -24,7 +24,7 @@ const defaultMinLifetime = 10 * time.Minute
 // provider's own access token, for the tools beside it in the same run,
 // never written to plan or state.
 type accessTokenResource struct {
-	client *service
+	client *configuredStore
 }
 
 var _ ephemeral.EphemeralResourceWithConfigure = (*accessTokenResource)(nil)

@@ -66,14 +66,14 @@ func backticks(items []string) string {
 // configureClient takes the provider's client from the ProviderData of a
 // data source's or an ephemeral resource's ConfigureRequest. It is nil
 // before the provider is configured (e.g. during validation).
-func configureClient(providerData any, dst **service) diag.Diagnostics {
+func configureClient(providerData any, dst **configuredStore) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if providerData == nil {
 		return diags
 	}
-	c, ok := providerData.(*service)
+	c, ok := providerData.(*configuredStore)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *service, got %T; this is a bug in the provider, please report it", providerData))
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *configuredStore, got %T; this is a bug in the provider, please report it", providerData))
 		return diags
 	}
 	*dst = c

@@ -22,8 +22,9 @@
 //	diagnostics.go    the engine's and the transport's errors, in the
 //	                  service's words and with a fix
 //
-// service.go builds the transport (internal/client) and the engine
-// (internal/listing) on it; list_cache.go gives the engine the cache
-// folder (internal/cache). The package knows no HTTP: depguard keeps it
+// configured_store.go builds the transport (internal/client) and the
+// engine (internal/listing) on it; list_cache.go gives the engine the
+// cache folder (internal/cache); config.go is the provider block's model
+// and its environment variables. The package knows no HTTP: depguard keeps it
 // from net/http, and it maps the typed errors of the layers below.
 package provider

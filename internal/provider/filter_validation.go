@@ -205,3 +205,13 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	}
 	return term, true, diags
 }
+
+// tooManyTerms reports a filter over the service's limit of terms.
+func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeError(at, "Too many filter terms",
+		fmt.Sprintf("%s: %s; the service takes at most %d terms in one request's filter and answers 400 Bad Request to more. "+
+			"Remove %d, or combine them: several eq on one attribute make one in(attribute,a,b) where the attribute takes in, and one bound per side is enough on each attribute.",
+			at, counted, filter.MaxTerms, n-filter.MaxTerms))
+	return diags
+}

@@ -33,7 +33,7 @@ const defaultCacheMaxMB = cache.DefaultMaxBytes >> 20
 // by cache_max_mb or its variable; nil when no folder is set. A folder
 // others can write is an error; one that cannot be used otherwise is a
 // warning, and the plan reads without a cache.
-func openCache(ctx context.Context, cfg providerModel, set settings) (*diskCache, diag.Diagnostics) {
+func openCache(ctx context.Context, cfg providerModel, set resolvedConfig) (*diskCache, diag.Diagnostics) {
 	dir, from := cfg.CacheDir.ValueString(), "cache_dir"
 	if cfg.CacheDir.IsNull() {
 		dir, from = os.Getenv(envCacheDir), envCacheDir

@@ -25,12 +25,9 @@ import (
 // What the endpoint can do comes from the capability table where the path
 // is in it, else from a probe of the service at the first read.
 type listDataSource struct {
-	client  *service
+	client  *configuredStore
 	encoder liststate.Encoder[commerce.Generic]
 }
-
-// recordsAttribute holds commerce_list's records.
-const recordsAttribute = "records"
 
 // genericType is how a record of any endpoint maps to Terraform: what
 // every JSON:API record has, and its JSON (always kept).
@@ -173,7 +170,7 @@ func checkSort(sort types.String, p string, r commerce.Endpoint, known bool) dia
 
 // target is what a read of cfg lists: the table's row for the path, else
 // what a probe of the service finds (once per provider run).
-func (d *listDataSource) target(ctx context.Context, c *service, cfg tfsdk.Config, in listInputs) (listTarget[commerce.Generic], diag.Diagnostics) {
+func (d *listDataSource) target(ctx context.Context, c *configuredStore, cfg tfsdk.Config, in listInputs) (listTarget[commerce.Generic], diag.Diagnostics) {
 	var p types.String
 	diags := cfg.GetAttribute(ctx, path.Root("path"), &p)
 	if diags.HasError() {
@@ -196,7 +193,7 @@ func (d *listDataSource) target(ctx context.Context, c *service, cfg tfsdk.Confi
 // readDirect reads cfg into its msgpack state (see list_read.go). Every
 // record keeps its JSON: getListInputs sets include_json, which the schema
 // lacks.
-func (d *listDataSource) readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+func (d *listDataSource) readDirect(ctx context.Context, c *configuredStore, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
 	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
 	defer cancel()
 	if diags.HasError() {

@@ -114,16 +114,6 @@ func (in listInputs) filterPath() path.Path {
 	return path.Root("filter")
 }
 
-// tooManyTerms reports a filter over the service's limit of terms.
-func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
-	var diags diag.Diagnostics
-	diags.AddAttributeError(at, "Too many filter terms",
-		fmt.Sprintf("%s: %s; the service takes at most %d terms in one request's filter and answers 400 Bad Request to more. "+
-			"Remove %d, or combine them: several eq on one attribute make one in(attribute,a,b) where the attribute takes in, and one bound per side is enough on each attribute.",
-			at, counted, filter.MaxTerms, n-filter.MaxTerms))
-	return diags
-}
-
 // checkLength reports, at validation, a filter (expr, from expression,
 // known) whose list requests to listPath would be longer than the service
 // takes and that the engine cannot split over several. A read reports a

@@ -50,7 +50,7 @@ func (t listTarget[T]) dataSourceName() string {
 
 // openListRead reads a list data source's inputs and bounds ctx by its
 // timeouts.read; the caller calls cancel.
-func openListRead(ctx context.Context, c *service, cfg tfsdk.Config) (context.Context, context.CancelFunc, listInputs, diag.Diagnostics) {
+func openListRead(ctx context.Context, c *configuredStore, cfg tfsdk.Config) (context.Context, context.CancelFunc, listInputs, diag.Diagnostics) {
 	in, diags := getListInputs(ctx, cfg, hasAttribute(cfg, "include_json"))
 	ctx, cancel, more := withReadTimeout(ctx, cfg)
 	diags.Append(more...)
@@ -64,7 +64,7 @@ func openListRead(ctx context.Context, c *service, cfg tfsdk.Config) (context.Co
 // config with ids, total and the records filled in, as msgpack. The read
 // enters the engine once (listing.Read), which plans it, shares a listing
 // with the reads that need the same one, and reads through the cache.
-func readList[T commerce.Record](ctx context.Context, c *service, config tftypes.Value, in listInputs, t listTarget[T], enc liststate.Encoder[T]) ([]byte, diag.Diagnostics) {
+func readList[T commerce.Record](ctx context.Context, c *configuredStore, config tftypes.Value, in listInputs, t listTarget[T], enc liststate.Encoder[T]) ([]byte, diag.Diagnostics) {
 	expr, _, diags := in.expression(ctx, t.rules, t.example)
 	if diags.HasError() {
 		return nil, diags
@@ -95,7 +95,7 @@ func readList[T commerce.Record](ctx context.Context, c *service, config tftypes
 
 // readThroughDirect is the framework's Read of a list data source: r's
 // readDirect, its state decoded into the framework's value.
-func readThroughDirect(ctx context.Context, r directReader, c *service, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func readThroughDirect(ctx context.Context, r directReader, c *configuredStore, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	typ := req.Config.Raw.Type()
 	// The server prepares its shared instance once; the framework makes a
 	// new one for every read.
@@ -121,3 +121,17 @@ func hasAttribute(cfg tfsdk.Config, name string) bool {
 	_, ok := cfg.Schema.GetAttributes()[name]
 	return ok
 }
+
+// directReader is a data source whose state readDirect writes as msgpack.
+type directReader interface {
+	datasource.DataSource
+	// prepareDirect derives the encoder from the schema's Terraform type.
+	prepareDirect(typ tftypes.Type) error
+	// readDirect reads with c and returns the msgpack state, or nil and
+	// the errors. Safe for concurrent reads: the server shares one
+	// instance among all blocks of the data source.
+	readDirect(ctx context.Context, c *configuredStore, cfg tfsdk.Config) ([]byte, diag.Diagnostics)
+}
+
+// recordsAttribute holds commerce_list's records.
+const recordsAttribute = "records"

@@ -76,7 +76,7 @@ func (c *valueCollector[T]) computed(shape liststate.Shape, records string, tota
 // referenceRead is a list data source's Read through the framework's
 // values: the same inputs, target and listing as readDirect, with the
 // records collected by valueCollector.
-func referenceRead[T commerce.Record](ctx context.Context, c *service, rt recordType[T], req datasource.ReadRequest, resp *datasource.ReadResponse,
+func referenceRead[T commerce.Record](ctx context.Context, c *configuredStore, rt recordType[T], req datasource.ReadRequest, resp *datasource.ReadResponse,
 	target func(context.Context, listInputs) (listTarget[T], bool),
 ) {
 	ctx, cancel, in, diags := openListRead(ctx, c, req.Config)

@@ -24,7 +24,7 @@ import (
 // attribute, or by a filter that must match exactly one record.
 type lookupDataSource[T commerce.Record] struct {
 	rt     recordType[T]
-	client *service
+	client *configuredStore
 }
 
 var (
@@ -180,7 +180,7 @@ type search struct {
 
 // findOne is the one record of kind that matches s.expr, or the error
 // that says the service has none or several.
-func findOne[T commerce.Record](ctx context.Context, c *service, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
+func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
 	res, err := listing.Read(ctx, c.engine, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},

@@ -27,17 +27,6 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
-// Environment variables the provider reads when an attribute is not set.
-const (
-	envClientID     = "COMMERCE_CLIENT_ID"
-	envClientSecret = "COMMERCE_CLIENT_SECRET"
-	envBaseURL      = "COMMERCE_BASE_URL"
-	envAuthURL      = "COMMERCE_AUTH_URL"
-	envRateLimit    = "COMMERCE_RATE_LIMIT"
-	envCacheDir     = "COMMERCE_CACHE_DIR"
-	envCacheMaxMB   = "COMMERCE_CACHE_MAX_MB"
-)
-
 // maxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
 // sees a burst that looks like abuse, and listing gets no faster.
 const maxParallelRequestsLimit = 64
@@ -49,24 +38,7 @@ type commerceProvider struct {
 	version string
 	// configured is the client Configure made, for the server's direct
 	// reads (see NewServer); the framework hands it to data sources itself.
-	configured atomic.Pointer[service]
-}
-
-// providerTypeName prefixes the names of the data sources.
-const providerTypeName = "commerce"
-
-type providerModel struct {
-	ClientID            types.String  `tfsdk:"client_id"`
-	ClientSecret        types.String  `tfsdk:"client_secret"`
-	BaseURL             types.String  `tfsdk:"base_url"`
-	AuthURL             types.String  `tfsdk:"auth_url"`
-	PageSize            types.Int64   `tfsdk:"page_size"`
-	MaxParallelRequests types.Int64   `tfsdk:"max_parallel_requests"`
-	RateLimit           types.Float64 `tfsdk:"rate_limit"`
-	MaxRetries          types.Int64   `tfsdk:"max_retries"`
-	RequestTimeout      types.String  `tfsdk:"request_timeout"`
-	CacheDir            types.String  `tfsdk:"cache_dir"`
-	CacheMaxMB          types.Int64   `tfsdk:"cache_max_mb"`
+	configured atomic.Pointer[configuredStore]
 }
 
 func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -168,11 +140,6 @@ func (p *commerceProvider) ValidateConfig(ctx context.Context, req provider.Vali
 	}
 }
 
-// settings are the provider's values after environment fallbacks.
-type settings struct {
-	clientID, clientSecret, baseURL, authURL string
-}
-
 func (p *commerceProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -239,7 +206,7 @@ func unknownTuning(cfg providerModel) diag.Diagnostics {
 
 // serviceConfig is the transport's and the listing engine's configuration:
 // the resolved settings, and the tuning attributes or their defaults.
-func (p *commerceProvider) serviceConfig(cfg providerModel, s settings, terraformVersion string) (client.Config, listing.Options, diag.Diagnostics) {
+func (p *commerceProvider) serviceConfig(cfg providerModel, s resolvedConfig, terraformVersion string) (client.Config, listing.Options, diag.Diagnostics) {
 	ccfg := client.Config{
 		BaseURL:             s.baseURL,
 		AuthURL:             s.authURL,
@@ -285,8 +252,8 @@ func rateLimit(v types.Float64) (float64, diag.Diagnostics) {
 
 // resolve applies the environment fallbacks and reports what is missing or
 // malformed against the attribute and its variable.
-func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureResponse) (settings, bool) {
-	var s settings
+func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureResponse) (resolvedConfig, bool) {
+	var s resolvedConfig
 	pick := func(attr, env string, v types.String, required bool) string {
 		if v.IsUnknown() {
 			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,

@@ -25,33 +25,33 @@ func TestResolve(t *testing.T) {
 		name  string
 		env   map[string]string
 		edit  func(*providerModel)
-		want  settings
+		want  resolvedConfig
 		diags []wantDiag
 	}{
 		{"attributes", nil, func(m *providerModel) {
 			m.ClientID, m.ClientSecret, m.BaseURL = types.StringValue("id"), types.StringValue("secret"), types.StringValue("https://api.example.com/")
-		}, settings{"id", "secret", "https://api.example.com", ""}, nil},
+		}, resolvedConfig{"id", "secret", "https://api.example.com", ""}, nil},
 		{"environment", map[string]string{envClientID: "env-id", envClientSecret: "env-secret", envBaseURL: "http://127.0.0.1:8080", envAuthURL: "http://127.0.0.1:8080"},
-			nil, settings{"env-id", "env-secret", "http://127.0.0.1:8080", "http://127.0.0.1:8080"}, nil},
+			nil, resolvedConfig{"env-id", "env-secret", "http://127.0.0.1:8080", "http://127.0.0.1:8080"}, nil},
 		{"attribute wins over environment", map[string]string{envClientID: "env-id", envClientSecret: "s", envBaseURL: "https://api.example.com"},
-			func(m *providerModel) { m.ClientID = types.StringValue("id") }, settings{"id", "s", "https://api.example.com", ""}, nil},
-		{"missing", nil, nil, settings{}, []wantDiag{
+			func(m *providerModel) { m.ClientID = types.StringValue("id") }, resolvedConfig{"id", "s", "https://api.example.com", ""}, nil},
+		{"missing", nil, nil, resolvedConfig{}, []wantDiag{
 			errorAt("client_id", "Missing client_id", `Set client_id in the provider "commerce" block, or set the COMMERCE_CLIENT_ID environment variable.`),
 			errorAt("client_secret", "Missing client_secret", "COMMERCE_CLIENT_SECRET"),
 			errorAt("base_url", "Missing base_url", "COMMERCE_BASE_URL"),
 		}},
 		{"empty and unknown", map[string]string{envBaseURL: "https://api.example.com"}, func(m *providerModel) {
 			m.ClientID, m.ClientSecret = types.StringValue(""), types.StringUnknown()
-		}, settings{}, []wantDiag{
+		}, resolvedConfig{}, []wantDiag{
 			errorAt("client_id", "Empty client_id", "remove it and set the COMMERCE_CLIENT_ID environment variable"),
 			errorAt("client_secret", "Unknown client_secret", "only known after apply", "COMMERCE_CLIENT_SECRET"),
 		}},
 		{"plain http to another host", map[string]string{envClientID: "i", envClientSecret: "s"}, func(m *providerModel) {
 			m.BaseURL = types.StringValue("http://api.example.com")
-		}, settings{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the provider block or COMMERCE_BASE_URL)")}},
+		}, resolvedConfig{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the provider block or COMMERCE_BASE_URL)")}},
 		{"auth_url on another host", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "https://api.example.com"}, func(m *providerModel) {
 			m.AuthURL = types.StringValue("https://auth.example.net")
-		}, settings{"i", "s", "https://api.example.com", "https://auth.example.net"}, []wantDiag{
+		}, resolvedConfig{"i", "s", "https://api.example.com", "https://auth.example.net"}, []wantDiag{
 			warningAt("auth_url", "auth_url is on another host", "The client secret is sent to auth.example.net, while resources are read from api.example.com."),
 		}},
 	}
@@ -89,7 +89,7 @@ func TestUnknownTuning(t *testing.T) {
 
 func TestServiceConfig(t *testing.T) {
 	clearEnv(t)
-	s := settings{"id", "secret", "https://api.example.com", "https://auth.example.com"}
+	s := resolvedConfig{"id", "secret", "https://api.example.com", "https://auth.example.com"}
 	got, lopts, diags := (&commerceProvider{version: "1.2.3"}).serviceConfig(nullModel(), s, "1.9.0")
 	checkDiags(t, diags)
 	if got.BaseURL != s.baseURL || got.AuthURL != s.authURL || got.ClientID != s.clientID || got.ClientSecret != s.clientSecret {

@@ -21,7 +21,7 @@ import (
 // recordDataSource is commerce_record: one record of any list endpoint, by id or
 // by a filter that must match exactly one, the singular of commerce_list.
 type recordDataSource struct {
-	client *service
+	client *configuredStore
 }
 
 var (

@@ -35,7 +35,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &server{ProviderServer: framework, provider: p, direct: map[string]directList{}}
+		s := &directServer{ProviderServer: framework, provider: p, direct: map[string]directList{}}
 		for _, newDataSource := range p.DataSources(ctx) {
 			ds, ok := newDataSource().(directReader)
 			if !ok {
@@ -55,34 +55,23 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	}
 }
 
-// directReader is a data source whose state readDirect writes as msgpack.
-type directReader interface {
-	datasource.DataSource
-	// prepareDirect derives the encoder from the schema's Terraform type.
-	prepareDirect(typ tftypes.Type) error
-	// readDirect reads with c and returns the msgpack state, or nil and
-	// the errors. Safe for concurrent reads: the server shares one
-	// instance among all blocks of the data source.
-	readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics)
-}
-
 type directList struct {
 	ds     directReader
 	schema schema.Schema
 	typ    tftypes.Type
 }
 
-// server embeds the framework's server and answers ReadDataSource of the
+// directServer embeds the framework's server and answers ReadDataSource of the
 // list data sources itself. Protocol features the framework offers behind
 // optional interfaces (list resources, actions, state stores) are not
 // promoted; the provider has none of them.
-type server struct {
+type directServer struct {
 	tfprotov6.ProviderServer
 	provider *commerceProvider
 	direct   map[string]directList
 }
 
-func (s *server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+func (s *directServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	l, ok := s.direct[req.TypeName]
 	if !ok || req.Config == nil {
 		return s.ProviderServer.ReadDataSource(ctx, req)

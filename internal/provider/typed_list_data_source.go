@@ -23,7 +23,7 @@ import (
 // commerce_files and commerce_accounts.
 type typedListDataSource[T commerce.Record] struct {
 	rt     recordType[T]
-	client *service
+	client *configuredStore
 	// encoder writes the records' state for readDirect; set by
 	// prepareDirect, from the schema.
 	encoder liststate.Encoder[T]
@@ -156,7 +156,7 @@ func (d *typedListDataSource[T]) target() listTarget[T] {
 }
 
 // readDirect reads cfg into its msgpack state (see list_read.go).
-func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *service, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+func (d *typedListDataSource[T]) readDirect(ctx context.Context, c *configuredStore, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
 	ctx, cancel, in, diags := openListRead(ctx, c, cfg)
 	defer cancel()
 	if diags.HasError() {

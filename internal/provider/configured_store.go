@@ -9,11 +9,11 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
-// service is what a configured provider hands its data sources and its
+// configuredStore is what a configured provider hands its data sources and its
 // ephemeral resource: the transport (one token, one request budget) and
 // the listing engine on it, which plans every read, shares listings among
 // the reads that need one, and keeps the cache.
-type service struct {
+type configuredStore struct {
 	transport *client.Client
 	engine    *listing.Engine
 	// cache is the cache folder, nil without one.
@@ -24,7 +24,7 @@ type service struct {
 var _ listing.Getter = (*client.Client)(nil)
 
 // newService builds the transport from cfg and the engine on it.
-func newService(cfg client.Config, opts listing.Options) (*service, error) {
+func newService(cfg client.Config, opts listing.Options) (*configuredStore, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func newService(cfg client.Config, opts listing.Options) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &service{transport: c, engine: e}, nil
+	return &configuredStore{transport: c, engine: e}, nil
 }
 
 // traceOn counts each listing's requests in a trace of the transport's,
