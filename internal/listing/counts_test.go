@@ -5,6 +5,7 @@ package listing
 // is the truth or says it is not known. A count never ends a list.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -127,6 +128,25 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 			if want := wantAmong(t, srv, ids, "created_at"); err != nil || !slices.Equal(got, want) || !res.TotalKnown || res.Total != len(want) {
 				t.Fatalf("listed %d (total %d, known %v, %v), want the %d in order; first difference at %d",
 					len(got), res.Total, res.TotalKnown, err, len(want), firstDiff(got, want))
+			}
+		}},
+		{"a lookup", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			one := srv.Accounts()[24000]
+			readExact(t, e, srv, commerce.Accounts, Query{Filter: "eq(id," + one.ID + ")", MaxResults: 2}, c)
+			readExact(t, e, srv, commerce.Orders, Query{Filter: "eq(status,complete)", MaxResults: 2}, c)
+		}},
+		{"reads sharing one listing", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
+			qs := []Query{{}, {IncludeJSON: true}, {MaxResults: 7, CountMatches: true}, {MaxResults: 12000}}
+			all := wantIDs(t, srv, commerce.Accounts.Endpoint, "", "")
+			for i, got := range readTogether(e, commerce.Accounts, qs, nil) {
+				want := all[:min(len(all), cmp.Or(qs[i].MaxResults, len(all)))]
+				if got.err != nil || !slices.Equal(got.ids, want) {
+					t.Fatalf("%+v: %d ids (%v), want %d; first difference at %d", qs[i], len(got.ids), got.err, len(want), firstDiff(got.ids, want))
+				}
+				wantKnown := qs[i].MaxResults == 0 || qs[i].CountMatches && exactWhenAsked(c)
+				if got.res.TotalKnown != wantKnown || got.res.TotalKnown && got.res.Total != len(all) {
+					t.Errorf("%+v: total %d (known %v), want %d known %v", qs[i], got.res.Total, got.res.TotalKnown, len(all), wantKnown)
+				}
 			}
 		}},
 		{"an endpoint the provider does not know", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {

@@ -189,18 +189,21 @@ func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind co
 		var zero T
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", s.endpoint.RecordNoun(), s.searched), err)}
 	}
-	total := 0
-	if res.TotalKnown {
-		total = res.Total
-	}
-	return onlyMatch(s, found, total)
+	return onlyMatch(s, found, matchCount(res, len(found)))
 }
 
-// matchCount says how many records match, for messages: total where the
-// read knows it, else at least those found.
-func matchCount(total, found int) string {
-	if total >= found {
-		return strconv.Itoa(total)
+// matchCount says how many records match, for messages: the read's total
+// where it knows it, else the service's count where it is meant to be
+// exact (labelled so, or unlabelled as the documented API sends it), else
+// at least those found (and at least a lower bound).
+func matchCount(res listing.Result, found int) string {
+	switch c := res.Count; {
+	case res.TotalKnown:
+		return strconv.Itoa(res.Total)
+	case c.Steady() && c.N >= found:
+		return strconv.Itoa(c.N)
+	case c.Method == commerce.CountLowerBound && c.N > found:
+		return "at least " + strconv.Itoa(c.N)
 	}
 	return "at least " + strconv.Itoa(found)
 }
@@ -216,9 +219,8 @@ func lookupFilter(name, value string) (expr, searched string) {
 }
 
 // onlyMatch is the one record a search found, or the error that says it
-// found none or several. total is the number of matches where the read
-// knows it, else 0: the records found decide.
-func onlyMatch[T commerce.Record](s search, found []T, total int) (T, diag.Diagnostics) {
+// found none or several; matches says how many match, for the message.
+func onlyMatch[T commerce.Record](s search, found []T, matches string) (T, diag.Diagnostics) {
 	var zero T
 	var diags diag.Diagnostics
 	noun := s.endpoint.RecordNoun()
@@ -227,10 +229,10 @@ func onlyMatch[T commerce.Record](s search, found []T, total int) (T, diag.Diagn
 		diags.AddAttributeError(path.Root(s.attr), "No "+noun+" found",
 			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", noun, s.searched, s.expr))
 		return zero, diags
-	case len(found) > 1 || total > 1:
+	case len(found) > 1:
 		diags.AddAttributeError(path.Root(s.attr), "More than one "+noun+" found",
 			fmt.Sprintf("%s %s match %s, but this data source reads exactly one. Look it up by id or by a more specific key, or use %s to list them all.",
-				matchCount(total, len(found)), s.endpoint.Name, s.searched, s.lister))
+				matches, s.endpoint.Name, s.searched, s.lister))
 		return zero, diags
 	}
 	return found[0], diags

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -95,23 +96,27 @@ func TestOnlyMatch(t *testing.T) {
 	cases := []struct {
 		name   string
 		found  []commerce.Order
-		total  int
+		count  listing.Result
 		wantID string
 		diags  []wantDiag
 	}{
-		{"one", []commerce.Order{a}, 1, "a", nil},
+		{"one", []commerce.Order{a}, listing.Result{Count: commerce.Count{N: 1}}, "a", nil},
 		// A service that does not count is taken at its records.
-		{"one, uncounted", []commerce.Order{a}, 0, "a", nil},
-		{"none", nil, 0, "", []wantDiag{errorAt("order_number", "No order found",
+		{"one, uncounted", []commerce.Order{a}, listing.Result{Count: commerce.Count{Method: commerce.CountNone}}, "a", nil},
+		{"none", nil, listing.Result{}, "", []wantDiag{errorAt("order_number", "No order found",
 			`No order matches order_number = "ORD-1" (the service was asked for filter=eq(order_number,ORD-1)). Check the value, including spaces and case.`)}},
-		{"two", []commerce.Order{a, b}, 0, "", []wantDiag{errorAt("order_number", "More than one order found",
-			`2 orders match order_number = "ORD-1", but this data source reads exactly one.`, "use commerce_orders to list them all")}},
-		{"one listed, more counted", []commerce.Order{a}, 7, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
+		{"two", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{Method: commerce.CountNone}}, "", []wantDiag{errorAt("order_number", "More than one order found",
+			`at least 2 orders match order_number = "ORD-1", but this data source reads exactly one.`, "use commerce_orders to list them all")}},
+		{"two, counted", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{N: 7}}, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
+		{"two, a lower bound", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{N: 1000, Method: commerce.CountLowerBound}}, "", []wantDiag{
+			errorAt("order_number", "More than one order found", "at least 1000 orders match")}},
+		// The records decide: a count is a guess.
+		{"one listed, more counted", []commerce.Order{a}, listing.Result{Count: commerce.Count{N: 7}}, "a", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rec, diags := onlyMatch(search{endpoint: commerce.OrdersEndpoint, attr: "order_number", expr: "eq(order_number,ORD-1)",
-				searched: `order_number = "ORD-1"`, lister: "commerce_orders"}, tc.found, tc.total)
+				searched: `order_number = "ORD-1"`, lister: "commerce_orders"}, tc.found, matchCount(tc.count, len(tc.found)))
 			if rec.ID != tc.wantID {
 				t.Errorf("record %q, want %q", rec.ID, tc.wantID)
 			}
