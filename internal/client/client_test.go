@@ -11,6 +11,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // testConfig is what a test tweaks: the client's configuration and the
@@ -215,7 +216,7 @@ func TestNonJSONErrorBody(t *testing.T) {
 func TestJSONAPIErrorWithStringStatus(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 5, StringStatus: true})
 	c := newClient(t, srv)
-	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{Filter: "eq(nosuchfield,1)"})
+	_, _, err := listIDs(t, c, commerce.Orders, ListQuery{Filter: filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.Eq, "nosuchfield", "1")}}})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 || len(apiErr.Errors) == 0 || apiErr.Errors[0].Status != 400 {
 		t.Fatalf("error = %#v", err)

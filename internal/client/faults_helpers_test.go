@@ -50,7 +50,7 @@ func mustList[T commerce.Record](t testing.TB, srv *emulator.Server, c *Client, 
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want := emulatortest.WantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
+	want := emulatortest.WantIDs(t, srv, kind.Endpoint, q.Filter.Text(), q.Sort)
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), emulatortest.FirstDiff(got, want))
 	}

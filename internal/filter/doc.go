@@ -83,7 +83,7 @@
 //
 // # Limits and errors
 //
-// A filter must be valid UTF-8 and at most MaxLength (8192) bytes long, the
+// A filter must be valid UTF-8 and at most maxLength (8192) bytes long, the
 // limit the service enforces. Parse reports every problem as a *SyntaxError
 // carrying the byte offset of the problem and a message that says how to fix
 // it, for example:
@@ -116,7 +116,7 @@
 // has to or when quoting makes it clearer (see QuoteValue), and any
 // expression built from valid operators and attribute names and arbitrary
 // valid UTF-8 values parses back to the same operators, attributes and
-// values, as long as the text is within MaxLength (quoting can make a filter
+// values, as long as the text is within maxLength (quoting can make a filter
 // longer than the one it was parsed from). Values that are not valid UTF-8
 // are still formatted, but Parse rejects the result: filters are UTF-8 text.
 //

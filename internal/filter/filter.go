@@ -8,10 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxLength is the longest filter, in bytes, that Parse accepts. The service
+// maxLength is the longest filter, in bytes, that Parse accepts. The service
 // rejects filters longer than about 8 KB, so a longer one is better caught at
 // plan time than as an HTTP error during apply.
-const MaxLength = 8192
+const maxLength = 8192
 
 // MaxTerms is the most terms the service takes in the filter of one
 // request; it answers 400 to more.

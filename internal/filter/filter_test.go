@@ -173,7 +173,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		// Whole input.
 		{"empty", "", 0, "empty filter"},
-		{"too long", "eq(a," + strings.Repeat("x", MaxLength) + ")", MaxLength, "at most 8192 bytes"},
+		{"too long", "eq(a," + strings.Repeat("x", maxLength) + ")", maxLength, "at most 8192 bytes"},
 		{"invalid UTF-8", "eq(a,b\xffc)", 6, "invalid UTF-8 at byte offset 6"},
 		{"invalid UTF-8 in quotes", "eq(a,\"\xc3\")", 6, "invalid UTF-8 at byte offset 6"},
 		{"invalid UTF-8 after valid", "eq(a,ü\xe2\x82)", 7, "invalid UTF-8 at byte offset 7"},
@@ -356,15 +356,15 @@ func TestSyntaxErrorFormat(t *testing.T) {
 
 func TestMaxLength(t *testing.T) {
 	// Exactly MaxLength bytes is accepted.
-	in := "eq(a," + strings.Repeat("x", MaxLength-6) + ")"
-	if len(in) != MaxLength {
+	in := "eq(a," + strings.Repeat("x", maxLength-6) + ")"
+	if len(in) != maxLength {
 		t.Fatalf("test input is %d bytes", len(in))
 	}
 	if _, err := Parse(in); err != nil {
 		t.Errorf("Parse of %d bytes: %v", len(in), err)
 	}
 	// One more byte is not.
-	in = "eq(a," + strings.Repeat("x", MaxLength-5) + ")"
+	in = "eq(a," + strings.Repeat("x", maxLength-5) + ")"
 	if _, err := Parse(in); err == nil {
 		t.Errorf("Parse of %d bytes succeeded", len(in))
 	}
@@ -653,7 +653,7 @@ func FuzzParse(f *testing.F) {
 		}
 		checkOffsets(t, s, e)
 		out := e.String()
-		if len(out) > MaxLength {
+		if len(out) > maxLength {
 			// Canonical quoting can lengthen a filter past the limit; the
 			// guarantee only holds for output Parse accepts.
 			return
@@ -703,7 +703,7 @@ func FuzzRoundTrip(f *testing.F) {
 				t.Fatalf("Parse(%q) accepted invalid UTF-8", s)
 			}
 			return
-		case len(s) > MaxLength:
+		case len(s) > maxLength:
 			if err == nil {
 				t.Fatalf("Parse accepted %d bytes", len(s))
 			}

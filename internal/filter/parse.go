@@ -3,6 +3,7 @@ package filter
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,9 +18,9 @@ const termForm = "a term has the form op(attribute,value)"
 func Parse(s string) (Expr, error) {
 	// Check the length first: it is the cheapest check, and there is no
 	// point validating or parsing 1 MB the service will refuse anyway.
-	if len(s) > MaxLength {
-		return nil, &SyntaxError{Input: s, Pos: MaxLength, Msg: fmt.Sprintf(
-			"filter is %d bytes long; the service accepts at most %d bytes, so use fewer or shorter terms", len(s), MaxLength)}
+	if len(s) > maxLength {
+		return nil, &SyntaxError{Input: s, Pos: maxLength, Msg: fmt.Sprintf(
+			"filter is %d bytes long; the service accepts at most %d bytes, so use fewer or shorter terms", len(s), maxLength)}
 	}
 	return parse(s)
 }
@@ -39,6 +40,7 @@ func parseSplittable(s string) (Expr, error) {
 }
 
 func parse(s string) (Expr, error) {
+	parses.Add(1)
 	if !utf8.ValidString(s) {
 		off := invalidUTF8Offset(s)
 		return nil, &SyntaxError{Input: s, Pos: off, Msg: fmt.Sprintf(
@@ -330,4 +332,27 @@ func form(op Op) string {
 		return "in(attribute,value1,value2,...)"
 	}
 	return string(op) + "(attribute,value)"
+}
+
+// parses counts the expressions parsed, for the tests that hold a read to
+// one parse.
+// parses counts the expressions parsed, for the tests that hold a read to
+// one parse.
+var parses atomic.Int64
+
+// Parses is how many filter expressions this process has parsed.
+func Parses() int64 { return parses.Load() }
+
+// ValidAttribute reports whether name is an attribute name the grammar
+// takes: an ASCII letter or _, then letters, digits, _, dots and -.
+func ValidAttribute(name string) bool {
+	if name == "" || !isAttrStart(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !isAttrChar(name[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -13,7 +13,7 @@ const MaxInValues = 10000
 type InSplit struct {
 	Attribute string
 	Values    int
-	Parts     []string
+	Parts     []Parsed
 }
 
 // SplitIn splits the longest in() of expr, a filter too long for one
@@ -24,17 +24,18 @@ type InSplit struct {
 // and one value more than whole pages hold costs a page more for one
 // record. It fails when expr has no in(), the in() has more than
 // MaxInValues values, or fits holds for no part with a single value.
-func SplitIn(expr string, fits func(part string) bool, align int) (InSplit, error) {
-	parsed, at, err := longestIn(expr)
+func SplitIn(expr Parsed, fits func(part string) bool, align int) (InSplit, error) {
+	parsed, at, err := longestIn(expr.Terms)
 	if err != nil {
 		return InSplit{}, err
 	}
 	in := parsed[at]
-	render := func(values []string) string {
+	partOf := func(values []string) Parsed {
 		part := append(Expr(nil), parsed...)
 		part[at] = NewTerm(In, in.Attribute, values...)
-		return part.Render(expr)
+		return expr.With(part)
 	}
+	render := func(values []string) string { return partOf(values).Text() }
 	s := InSplit{Attribute: in.Attribute, Values: len(in.Values)}
 	for start := 0; start < len(in.Values); {
 		n := longestRun(in.Values[start:], func(values []string) bool { return fits(render(values)) })
@@ -44,18 +45,14 @@ func SplitIn(expr string, fits func(part string) bool, align int) (InSplit, erro
 		if start+n < len(in.Values) && align > 0 && n >= align {
 			n -= n % align
 		}
-		s.Parts = append(s.Parts, render(in.Values[start:start+n]))
+		s.Parts = append(s.Parts, partOf(in.Values[start:start+n]))
 		start += n
 	}
 	return s, nil
 }
 
-// longestIn parses expr and finds its in() with the most values.
-func longestIn(expr string) (Expr, int, error) {
-	parsed, err := parseSplittable(expr)
-	if err != nil {
-		return nil, 0, err
-	}
+// longestIn finds the in() of parsed with the most values.
+func longestIn(parsed Expr) (Expr, int, error) {
 	at := -1
 	for i, t := range parsed {
 		if t.Op == In && (at < 0 || len(t.Values) > len(parsed[at].Values)) {

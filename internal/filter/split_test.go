@@ -13,7 +13,7 @@ func TestSplitIn(t *testing.T) {
 	for i := range values {
 		values[i] = fmt.Sprintf("v%03d", i)
 	}
-	expr := `eq(name,"a,b"):in(id,` + strings.Join(values, ",") + `):in(status,x,y)`
+	expr := mustParseText(t, `eq(name,"a,b"):in(id,`+strings.Join(values, ",")+`):in(status,x,y)`)
 	count := func(part string) int { return strings.Count(part, ",v") }
 	fitsLen := len(`eq(name,"a,b"):in(id,` + strings.Join(values[:201], ",") + `):in(status,x,y)`)
 	fits := func(part string) bool { return len(part) <= fitsLen }
@@ -26,7 +26,8 @@ func TestSplitIn(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []int
-		for _, p := range s.Parts {
+		for _, part := range s.Parts {
+			p := part.Text()
 			if !strings.HasPrefix(p, `eq(name,"a,b"):in(id,`) || !strings.HasSuffix(p, `):in(status,x,y)`) {
 				t.Errorf("part %.40q... lost the other terms", p)
 			}
@@ -40,11 +41,48 @@ func TestSplitIn(t *testing.T) {
 		{"eq(name,a)", "no in()"},
 		{"in(id," + strings.Repeat("x,", MaxInValues) + "x)", "splits at most 10000"},
 	} {
-		if _, err := SplitIn(bad.expr, fits, 100); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := SplitIn(mustParseText(t, bad.expr), fits, 100); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%.30q: %v, want it to say %q", bad.expr, err, bad.want)
 		}
 	}
 	if _, err := SplitIn(expr, func(string) bool { return false }, 100); err == nil || !strings.Contains(err.Error(), "single value") {
 		t.Errorf("nothing fits: %v", err)
+	}
+}
+
+func mustParseText(t *testing.T, s string) Parsed {
+	t.Helper()
+	p, err := ParseText(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A Parsed renders its kept terms as written, and counts as one parse.
+func TestParsedRendersKeptTermsAsWritten(t *testing.T) {
+	before := Parses()
+	p := mustParseText(t, `eq(name,'a b'):gt(with_tax,5)`)
+	if n := Parses() - before; n != 1 {
+		t.Errorf("ParseText counted %d parses, want 1", n)
+	}
+	narrowed := p.With(And(p.Terms[:1], Expr{NewTerm(Lt, "created_at", "2024-01-01T00:00:00.000Z")}))
+	if got, want := narrowed.Text(), `eq(name,'a b'):lt(created_at,2024-01-01T00:00:00.000Z)`; got != want {
+		t.Errorf("narrowed text %q, want %q", got, want)
+	}
+	if n := Parses() - before; n != 1 {
+		t.Errorf("narrowing and rendering parsed again: %d parses", n)
+	}
+}
+
+func TestValidAttribute(t *testing.T) {
+	for name, want := range map[string]bool{"email": true, "contact.email": true, "_x-1": true, "": false, "1a": false, "a b": false, "a,b": false, "é": false} {
+		if got := ValidAttribute(name); got != want {
+			t.Errorf("ValidAttribute(%q) = %v, want %v", name, got, want)
+		}
+		// The grammar agrees.
+		if _, err := Parse(NewTerm(Eq, name, "x").String()); (err == nil) != want {
+			t.Errorf("Parse of eq(%s,x): %v, but ValidAttribute says %v", name, err, want)
+		}
 	}
 }

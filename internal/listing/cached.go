@@ -182,16 +182,16 @@ type refreshSource[T commerce.Record] struct {
 	room filterRoom
 }
 
-func (s refreshSource[T]) ExactCount(ctx context.Context, expr string) (commerce.Count, error) {
-	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: 1, exactCount: true}, nil)
+func (s refreshSource[T]) ExactCount(ctx context.Context, expr filter.Parsed) (commerce.Count, error) {
+	page, err := fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr.Text(), limit: 1, exactCount: true}, nil)
 	return page.Count, err
 }
 
-func (s refreshSource[T]) FirstPage(ctx context.Context, expr string) (commerce.Page[T], error) {
-	return fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr, limit: s.p.e.pageSize, includeJSON: true}, nil)
+func (s refreshSource[T]) FirstPage(ctx context.Context, expr filter.Parsed) (commerce.Page[T], error) {
+	return fetchPage(ctx, s.p.e, s.p.kind, pageRequest{filter: expr.Text(), limit: s.p.e.pageSize, includeJSON: true}, nil)
 }
 
-func (s refreshSource[T]) List(ctx context.Context, expr string) ([]T, int, error) {
+func (s refreshSource[T]) List(ctx context.Context, expr filter.Parsed) ([]T, int, error) {
 	var out []T
 	ep := s.p.kind.Endpoint
 	st, err := listAll(ctx, s.p.e, s.p.kind, listQuery{filter: expr, key: keyFor(ep, ep.DefaultSort), includeJSON: true},
@@ -199,8 +199,9 @@ func (s refreshSource[T]) List(ctx context.Context, expr string) ([]T, int, erro
 	return out, st.Pages, err
 }
 
-func (s refreshSource[T]) NarrowFilter(base string, extra filter.Expr, why string) (string, error) {
-	return s.room.narrowed(base, extra, "", why)
+func (s refreshSource[T]) NarrowFilter(base filter.Parsed, extra filter.Expr, why string) (filter.Parsed, error) {
+	narrowed, _, err := s.room.narrowed(base, extra, "", why)
+	return narrowed, err
 }
 
 // run reads the listing: through the cache where the engine has one, else

@@ -33,7 +33,7 @@ func (l *listRun[T]) catchUp(ctx context.Context, main *recordSink[T], key sortK
 		out := &recordSink[T]{emit: emit, endpoint: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
-		base, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
+		base, _, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
 			"to find the records updated while the listing ran, the provider lists those updated since it began again")
 		if err != nil {
 			return err

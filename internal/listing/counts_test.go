@@ -63,7 +63,7 @@ func readExact[T commerce.Record](t *testing.T, e *Engine, srv *emulator.Server,
 	if err != nil {
 		t.Fatalf("%+v: %v", q, err)
 	}
-	all := wantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
+	all := wantIDs(t, srv, kind.Endpoint, q.Filter.Text(), q.Sort)
 	want := all
 	if q.MaxResults > 0 && len(want) > q.MaxResults {
 		want = want[:q.MaxResults]
@@ -107,14 +107,14 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 			readExact(t, e, srv, commerce.Files, Query{Sort: "-file_size"}, c)
 		}},
 		{"orders sorted by the provider", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
-			readExact(t, e, srv, commerce.Orders, Query{Sort: "-updated_at", Filter: "eq(status,complete)"}, c)
+			readExact(t, e, srv, commerce.Orders, Query{Sort: "-updated_at", Filter: mustFilter("eq(status,complete)")}, c)
 		}},
 		{"a tie group larger than a window", func(t *testing.T, _ *Engine, _ *emulator.Server, c emulator.Counting) {
 			ties := emulatortest.Start(t, emulator.Options{Orders: 12500, OrderTieGroups: []int{10050}, Accounts: -1, Files: -1, Counting: c})
 			readExact(t, newClient(t, ties), ties, commerce.Orders, Query{Sort: "-created_at"}, c)
 		}},
 		{"accounts sorted by the provider", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
-			readExact(t, e, srv, commerce.Accounts, Query{Sort: "name", Filter: "ge(created_at,2024-07-01)"}, c)
+			readExact(t, e, srv, commerce.Accounts, Query{Sort: "name", Filter: mustFilter("ge(created_at,2024-07-01)")}, c)
 		}},
 		{"max_results", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
 			readExact(t, e, srv, commerce.Orders, Query{MaxResults: 150, CountMatches: true}, c)
@@ -123,7 +123,7 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 		}},
 		{"a long in() split into parts", func(t *testing.T, e *Engine, srv *emulator.Server, _ emulator.Counting) {
 			var got []string
-			res, err := Read(context.Background(), e, commerce.Accounts, Query{Filter: "in(id," + strings.Join(ids, ",") + ")"},
+			res, err := Read(context.Background(), e, commerce.Accounts, Query{Filter: mustFilter("in(id," + strings.Join(ids, ",") + ")")},
 				Reader[commerce.Account]{Emit: func(a commerce.Account) error { got = append(got, a.ID); return nil }})
 			if want := wantAmong(t, srv, ids, "created_at"); err != nil || !slices.Equal(got, want) || !res.TotalKnown || res.Total != len(want) {
 				t.Fatalf("listed %d (total %d, known %v, %v), want the %d in order; first difference at %d",
@@ -132,8 +132,8 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 		}},
 		{"a lookup", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
 			one := srv.Accounts()[24000]
-			readExact(t, e, srv, commerce.Accounts, Query{Filter: "eq(id," + one.ID + ")", MaxResults: 2}, c)
-			readExact(t, e, srv, commerce.Orders, Query{Filter: "eq(status,complete)", MaxResults: 2}, c)
+			readExact(t, e, srv, commerce.Accounts, Query{Filter: mustFilter("eq(id," + one.ID + ")"), MaxResults: 2}, c)
+			readExact(t, e, srv, commerce.Orders, Query{Filter: mustFilter("eq(status,complete)"), MaxResults: 2}, c)
 		}},
 		{"reads sharing one listing", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
 			qs := []Query{{}, {IncludeJSON: true}, {MaxResults: 7, CountMatches: true}, {MaxResults: 12000}}
@@ -230,13 +230,13 @@ func randomQuery(rng *rand.Rand) randomRead {
 	switch rng.IntN(3) {
 	case 0:
 		r = randomRead{"orders", Query{Sort: pick("", "created_at", "-created_at", "-updated_at", "id", "-id"),
-			Filter: pick("", "", "eq(status,complete)", "ge(created_at,2024-05-01)", "lt(with_tax,5000)")}}
+			Filter: mustFilter(pick("", "", "eq(status,complete)", "ge(created_at,2024-05-01)", "lt(with_tax,5000)"))}}
 	case 1:
 		r = randomRead{"accounts", Query{Sort: pick("", "created_at", "id", "-id", "name", "-updated_at"),
-			Filter: pick("", "", "like(name,*a*)", "ge(created_at,2024-03-01)")}}
+			Filter: mustFilter(pick("", "", "like(name,*a*)", "ge(created_at,2024-03-01)"))}}
 	default:
 		r = randomRead{"files", Query{Sort: pick("", "file_size", "-created_at", "id"),
-			Filter: pick("", "", "gt(file_size,100000)", "like(file_name,*.png)")}}
+			Filter: mustFilter(pick("", "", "gt(file_size,100000)", "like(file_name,*.png)"))}}
 	}
 	if rng.IntN(3) == 0 {
 		r.MaxResults = 1 + rng.IntN(12000)

@@ -50,29 +50,19 @@ type filterRoom struct {
 	pageSize int
 }
 
-// narrowed is the filter text base (the user's filter, perhaps with terms
-// the engine merged in before) narrowed by extra, checked against the
-// service's limits for a request sorted by sort. Terms of base that stay
-// are sent as written, so that a quoted operand stays quoted. why says,
-// for messages, why the engine adds extra.
-func (r filterRoom) narrowed(base string, extra filter.Expr, sort, why string) (string, error) {
-	var parsed filter.Expr
-	if len(base) > filter.MaxLength {
-		// Longer than any request the service takes: no need to parse it.
-		return "", r.limitError(nil, base, r.requestLength(base, sort), nil, why)
+// narrowed is base (the user's filter, perhaps with terms the engine
+// merged in before) narrowed by extra, and its text as requests sorted by
+// sort send it, checked against the service's limits. Terms of base that
+// stay are sent as written, so that a quoted operand stays quoted. why
+// says, for messages, why the engine adds extra. Nothing is parsed: the
+// filter travels parsed from the provider to the request.
+func (r filterRoom) narrowed(base filter.Parsed, extra filter.Expr, sort, why string) (filter.Parsed, string, error) {
+	merged := base.With(r.endpoint.Narrow(base.Terms, extra))
+	text := merged.Text()
+	if n := r.requestLength(text, sort); len(merged.Terms) > filter.MaxTerms || n > commerce.MaxRequestBytes {
+		return filter.Parsed{}, "", r.limitError(merged.Terms, text, n, extra, why)
 	}
-	if base != "" {
-		var err error
-		if parsed, err = filter.Parse(base); err != nil {
-			return "", fmt.Errorf("filter: %w", err)
-		}
-	}
-	merged := r.endpoint.Narrow(parsed, extra)
-	text := merged.Render(base)
-	if n := r.requestLength(text, sort); len(merged) > filter.MaxTerms || n > commerce.MaxRequestBytes {
-		return "", r.limitError(merged, text, n, extra, why)
-	}
-	return text, nil
+	return merged, text, nil
 }
 
 // requestLength is the length of the longest request target of a window

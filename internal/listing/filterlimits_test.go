@@ -45,10 +45,10 @@ func TestListTenTermsPastOffsetLimit(t *testing.T) {
 		t.Fatalf("the test filter has %d terms", n)
 	}
 	for _, q := range []Query{
-		{Filter: tenTerms},
-		{Filter: tenTerms, Sort: "-created_at"},
+		{Filter: mustFilter(tenTerms)},
+		{Filter: mustFilter(tenTerms), Sort: "-created_at"},
 		// The consistency buffer merges into the user's created_at bound.
-		{Filter: tenTerms, Sort: "-created_at", ConsistencyBuffer: time.Nanosecond},
+		{Filter: mustFilter(tenTerms), Sort: "-created_at", ConsistencyBuffer: time.Nanosecond},
 	} {
 		stats := expectIDs(t, srv, c, commerce.Orders, q)
 		if stats.Listed != 25000 || stats.Windows < 3 {
@@ -67,7 +67,7 @@ func TestListTenTermsTieGroupInRangeWindows(t *testing.T) {
 	// terms, and no request carries more than ten.
 	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{12000}})
 	c := newClient(t, srv)
-	_, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: tenTerms})
+	_, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: mustFilter(tenTerms)})
 	if err != nil || stats.Listed != 25000 {
 		t.Fatalf("listed %d: %v", stats.Listed, err)
 	}
@@ -83,7 +83,7 @@ func TestListNoRoomForWindowBound(t *testing.T) {
 	// would need an eleventh term.
 	ten := strings.TrimSuffix(strings.Repeat("ge(with_tax,0):", 5)+strings.Repeat("like(email,*@*):", 5), ":")
 	srv.ResetStats()
-	_, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: ten})
+	_, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: mustFilter(ten)})
 	var limit *FilterLimitError
 	if !errors.As(err, &limit) {
 		t.Fatalf("err = %v, want a FilterLimitError", err)
@@ -100,10 +100,10 @@ func TestListNoRoomForWindowBound(t *testing.T) {
 	}
 	// Nine of them leave room for the window's bound.
 	nine := ten[len("ge(with_tax,0):"):]
-	expectIDs(t, srv, c, commerce.Orders, Query{Filter: nine})
+	expectIDs(t, srv, c, commerce.Orders, Query{Filter: mustFilter(nine)})
 	// And the consistency buffer, with no room for its term, is applied
 	// by the provider instead.
-	stats = expectIDs(t, srv, c, commerce.Orders, Query{Filter: ten, MaxResults: 50, ConsistencyBuffer: time.Nanosecond})
+	stats = expectIDs(t, srv, c, commerce.Orders, Query{Filter: mustFilter(ten), MaxResults: 50, ConsistencyBuffer: time.Nanosecond})
 	if stats.Listed != 50 {
 		t.Errorf("listed %d", stats.Listed)
 	}
@@ -128,16 +128,16 @@ func TestListSplitsLongIn(t *testing.T) {
 	in := "in(id," + strings.Join(ids, ",") + ")"
 	for _, sort := range []string{"created_at", "-updated_at", "name"} {
 		srv.ResetStats()
-		split, err := splitIn(commerce.AccountsEndpoint.Path, in, sort, commerce.DefaultPageSize)
+		split, err := splitIn(commerce.AccountsEndpoint.Path, mustFilter(in), sort, commerce.DefaultPageSize)
 		if err != nil || len(split.Parts) < 5 {
 			t.Fatalf("split into %d parts: %v", len(split.Parts), err)
 		}
 		for i, part := range split.Parts[:len(split.Parts)-1] {
-			if n := strings.Count(part, ","); n%commerce.DefaultPageSize != 0 {
+			if n := strings.Count(part.Text(), ","); n%commerce.DefaultPageSize != 0 {
 				t.Errorf("sort %s: part %d holds %d ids, not whole pages of %d", sort, i+1, n, commerce.DefaultPageSize)
 			}
 		}
-		got, stats, err := listIDs(t, c, commerce.Accounts, Query{Filter: in, Sort: sort})
+		got, stats, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter(in), Sort: sort})
 		if err != nil {
 			t.Fatalf("sort %s: %v", sort, err)
 		}
@@ -155,7 +155,7 @@ func TestListSplitsLongIn(t *testing.T) {
 		}
 	}
 	// max_results over the merged list.
-	got, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: in, MaxResults: 250})
+	got, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter(in), MaxResults: 250})
 	if want := wantAmong(t, srv, ids, "created_at")[:250]; err != nil || !slices.Equal(got, want) {
 		t.Errorf("max_results 250: %d ids, %v", len(got), err)
 	}
@@ -173,12 +173,12 @@ func TestListLongInAlongPages(t *testing.T) {
 		ids = append(ids, a.ID)
 	}
 	in := "in(id," + strings.Join(ids, ",") + ")"
-	split, err := splitIn(commerce.AccountsEndpoint.Path, in, "", commerce.DefaultPageSize)
+	split, err := splitIn(commerce.AccountsEndpoint.Path, mustFilter(in), "", commerce.DefaultPageSize)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.ResetStats()
-	got, stats, err := listIDs(t, c, commerce.Accounts, Query{Filter: in})
+	got, stats, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,13 +219,13 @@ func TestListRefusesWhatNoSplitFixes(t *testing.T) {
 		many[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}
 	srv.ResetStats()
-	_, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: "in(id," + strings.Join(many, ",") + ")"})
+	_, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter("in(id," + strings.Join(many, ",") + ")")})
 	var limit *FilterLimitError
 	if !errors.As(err, &limit) || !strings.Contains(err.Error(), "8192") || !strings.Contains(err.Error(), "10000 values") {
 		t.Errorf("err = %v, want a FilterLimitError over 8192 bytes naming the 10000 values a split takes", err)
 	}
 	long := "like(name," + strings.Repeat("x", 8200) + ")"
-	if _, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: long}); !errors.As(err, &limit) {
+	if _, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter(long)}); !errors.As(err, &limit) {
 		t.Errorf("err = %v, want a FilterLimitError", err)
 	}
 	if got := srv.Stats().ListRequests["accounts"]; got != 0 {
@@ -245,7 +245,7 @@ func TestListDateFormsPastOffsetLimit(t *testing.T) {
 		"lt(created_at," + day.AddDate(0, 0, 40).Format("2006-01-02T15:04:05Z") + ")",
 	} {
 		for _, sort := range []string{"created_at", "-created_at"} {
-			stats := expectIDs(t, srv, c, commerce.Orders, Query{Filter: f, Sort: sort})
+			stats := expectIDs(t, srv, c, commerce.Orders, Query{Filter: mustFilter(f), Sort: sort})
 			if stats.Total <= commerce.OffsetLimit {
 				t.Errorf("%s matches %d orders; the test needs more than %d", f, stats.Total, commerce.OffsetLimit)
 			}

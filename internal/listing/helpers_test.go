@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // testConfig is what a test tweaks: the transport's configuration and the
@@ -130,4 +132,17 @@ func dump(v any) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// mustFilter is text parsed, as the provider hands a read's filter over;
+// "" is no filter.
+func mustFilter(text string) filter.Parsed {
+	if text == "" {
+		return filter.Parsed{}
+	}
+	p, err := filter.ParseText(text)
+	if err != nil {
+		panic(fmt.Sprintf("filter %q: %v", text, err))
+	}
+	return p
 }

@@ -33,7 +33,7 @@ func (w *walk[T]) traverseQuery(ctx context.Context) error {
 
 // traverse lists base in key order: a tie group by id, or a catch-up pass.
 // Traversal goroutine.
-func (w *walk[T]) traverse(ctx context.Context, base string, key sortKey) error {
+func (w *walk[T]) traverse(ctx context.Context, base filter.Parsed, key sortKey) error {
 	win, err := w.open(ctx, base, key, nil)
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T]) error {
 // returns the bound to go on from, or done when the listing is complete: a
 // keyset page is one answer from offset 0, so a short one holds every
 // record its filter matches, whatever the count says. Traversal goroutine.
-func (w *walk[T]) rereadByKeyset(ctx context.Context, base string, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
@@ -160,7 +160,7 @@ func disorder[T commerce.Record](k sortKey, recs []T) string {
 // returns the bound strictly after it, or done once MaxResults records are
 // listed. Ids are unique, so ids that tie break the contract.
 // Traversal goroutine.
-func (w *walk[T]) afterTieGroup(ctx context.Context, base string, key sortKey, tieKey, sent, unit string) (filter.Expr, bool, error) {
+func (w *walk[T]) afterTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey, sent, unit string) (filter.Expr, bool, error) {
 	if key.attr == idKey.attr {
 		return nil, false, w.contractError("?filter="+sent, "a whole %s has the same id %q", unit, tieKey)
 	}
@@ -177,8 +177,8 @@ func (w *walk[T]) afterTieGroup(ctx context.Context, base string, key sortKey, t
 // than a window holds, so that no bound on key tells them apart: by id
 // where the service sorts and bounds ids, else in windows of the range
 // attribute and sorted here by id, else not at all. Traversal goroutine.
-func (w *walk[T]) listTieGroup(ctx context.Context, base string, key sortKey, tieKey string) error {
-	tie, err := w.narrowed(base, key.equal(tieKey), key.param(),
+func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey string) error {
+	tie, _, err := w.narrowed(base, key.equal(tieKey), key.param(),
 		fmt.Sprintf("more than %d records share %s %s, so the provider lists them on their own, bounded by that value", commerce.OffsetLimit, key.attr, tieKey))
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func expectIDs[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine,
 	if err != nil {
 		t.Fatalf("List(%+v): %v", q, err)
 	}
-	want := wantIDs(t, srv, kind.Endpoint, q.Filter, q.Sort)
+	want := wantIDs(t, srv, kind.Endpoint, q.Filter.Text(), q.Sort)
 	if q.MaxResults > 0 && len(want) > q.MaxResults {
 		want = want[:q.MaxResults]
 	}
@@ -158,7 +158,7 @@ func TestListMaxResults(t *testing.T) {
 func TestListEmpty(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 100})
 	c := newClient(t, srv)
-	ids, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: "eq(status,no-such-status)"})
+	ids, stats, err := listIDs(t, c, commerce.Orders, Query{Filter: mustFilter("eq(status,no-such-status)")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestListHostileNames(t *testing.T) {
 	c := newClient(t, srv)
 	for _, a := range srv.Accounts()[:25] {
 		expr := filter.Expr{filter.NewTerm(filter.Eq, "name", a.Name)}.String()
-		ids, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: expr})
+		ids, _, err := listIDs(t, c, commerce.Accounts, Query{Filter: mustFilter(expr)})
 		if err != nil {
 			t.Fatalf("name %q (filter %s): %v", a.Name, expr, err)
 		}
@@ -191,7 +191,7 @@ func TestListFlatForm(t *testing.T) {
 func TestListFilteredPastOffsetLimit(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 40000})
 	c := newClient(t, srv)
-	expectIDs(t, srv, c, commerce.Orders, Query{Filter: "eq(status,complete):like(email,*@example.com)", Sort: "-created_at"})
+	expectIDs(t, srv, c, commerce.Orders, Query{Filter: mustFilter("eq(status,complete):like(email,*@example.com)"), Sort: "-created_at"})
 }
 
 func TestListKeysetRefused(t *testing.T) {

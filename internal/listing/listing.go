@@ -9,7 +9,6 @@ package listing
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -34,7 +33,7 @@ func (l *listRun[T]) walk(out *recordSink[T], key sortKey) *walk[T] {
 // OffsetLimitError: the service refused the only way past its offset limit.
 // Other errors pass unchanged. Traversal goroutine.
 func (w *walk[T]) offsetLimitErrorFor(err error, win *pageWindow[T]) error {
-	keyset := win.bound != nil || win.base != w.q.filter
+	keyset := win.bound != nil || win.base.Text() != w.q.filter.Text()
 	if keyset && badRequest(err) {
 		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Count: w.stats.Count, Listed: w.out.listed + len(w.out.ties), Err: err}
 	}
@@ -61,7 +60,7 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], c
 // listQuery is one listing of one filter, as the engine runs it: a read's
 // plan (plan.go) makes it, with what every reader of the listing keeps.
 type listQuery struct {
-	filter      string
+	filter      filter.Parsed
 	key         sortKey
 	maxResults  int  // stop after this many records; 0 means all
 	includeJSON bool // keep each record's raw JSON
@@ -162,18 +161,10 @@ func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) 
 
 // idBound is how many records filter can match at most, where it names
 // ids: the values of its in(id,...) or eq(id,...) (ids are unique); 0 for
-// any other filter, or one that does not parse (the plan has reported
-// that).
-func idBound(expr string) int {
-	if !strings.Contains(expr, "id,") {
-		return 0
-	}
-	parsed, err := filter.Parse(expr)
-	if err != nil {
-		return 0
-	}
+// any other filter.
+func idBound(expr filter.Parsed) int {
 	bound := 0
-	for _, t := range parsed {
+	for _, t := range expr.Terms {
 		if t.Attribute == "id" && (t.Op == filter.In || t.Op == filter.Eq) {
 			if n := len(slices.Compact(slices.Sorted(slices.Values(t.Values)))); bound == 0 || n < bound {
 				bound = n
@@ -187,13 +178,13 @@ func idBound(expr string) int {
 // lt(created_at,...) merged into the filter where the endpoint filters on
 // created_at and the filter has room, else as a normalised timestamp the
 // sink drops records by.
-func (q listQuery) createdBeforeFilter(r filterRoom) (string, string) {
+func (q listQuery) createdBeforeFilter(r filterRoom) (filter.Parsed, string) {
 	if q.createdBefore.IsZero() {
 		return q.filter, ""
 	}
 	cut := filter.FormatTimestamp(q.createdBefore)
 	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
-		if narrowed, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
+		if narrowed, _, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
 			return narrowed, ""
 		}
 	}

@@ -78,7 +78,7 @@ func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includ
 type pageWindow[T commerce.Record] struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	base   string // filter without the bound
+	base   filter.Parsed // filter without the bound
 	key    sortKey
 	bound  filter.Expr // nil for the first window of a traversal
 	expr   string      // the filter sent
@@ -136,11 +136,12 @@ var unlimited = quota{}
 // windowFilter is the filter of a window of base in key order from bound:
 // bound merged into base's terms on the same attribute (commerce.Endpoint.Narrow),
 // within the service's limits. Any goroutine.
-func (r *windowReader[T]) windowFilter(base string, key sortKey, bound filter.Expr) (string, error) {
+func (r *windowReader[T]) windowFilter(base filter.Parsed, key sortKey, bound filter.Expr) (string, error) {
 	if bound == nil {
-		return base, nil
+		return base.Text(), nil
 	}
-	return r.narrowed(base, bound, key.param(), r.boundReason(key, bound))
+	_, text, err := r.narrowed(base, bound, key.param(), r.boundReason(key, bound))
+	return text, err
 }
 
 // boundReason says, for messages, why a window's requests carry bound.
@@ -155,12 +156,12 @@ func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 
 // open requests a window's first page; the traversal goroutine, which
 // calls it, plans the rest when it reads the window (see read).
-func (r *windowReader[T]) open(parent context.Context, base string, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
+func (r *windowReader[T]) open(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
 	return r.start(parent, base, key, bound, false, nil)
 }
 
 // openCounted is open with an exact count asked for on the first page.
-func (r *windowReader[T]) openCounted(parent context.Context, base string, key sortKey) (*pageWindow[T], error) {
+func (r *windowReader[T]) openCounted(parent context.Context, base filter.Parsed, key sortKey) (*pageWindow[T], error) {
 	return r.start(parent, base, key, nil, true, nil)
 }
 
@@ -168,14 +169,14 @@ func (r *windowReader[T]) openCounted(parent context.Context, base string, key s
 // without a record limit. The worker that receives its first page plans
 // the rest at once, so that its pages are queued before the traversal
 // goroutine has caught up with it. Any goroutine.
-func (r *windowReader[T]) prefetch(parent context.Context, base string, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
+func (r *windowReader[T]) prefetch(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
 	return r.start(parent, base, key, bound, false, func(w *pageWindow[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
 }
 
 // start builds a window and requests its first page, handing the page to
 // onFirst (if set) on the worker before the traversal sees it. Either
 // goroutine.
-func (r *windowReader[T]) start(parent context.Context, base string, key sortKey, bound filter.Expr, exactCount bool, onFirst func(*pageWindow[T], commerce.Page[T])) (*pageWindow[T], error) {
+func (r *windowReader[T]) start(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr, exactCount bool, onFirst func(*pageWindow[T], commerce.Page[T])) (*pageWindow[T], error) {
 	expr, err := r.windowFilter(base, key, bound)
 	if err != nil {
 		return nil, err

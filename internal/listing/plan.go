@@ -22,7 +22,7 @@ import (
 type readPlan[T commerce.Record] struct {
 	e      *Engine
 	kind   commerce.Kind[T]
-	filter string
+	filter filter.Parsed
 	key    sortKey
 	// split is how the filter's in() is split; Parts is nil when one
 	// request holds the filter.
@@ -46,7 +46,7 @@ func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*rea
 		return nil, fmt.Errorf("consistency buffer %s must not be negative", q.ConsistencyBuffer)
 	}
 	p := &readPlan[T]{e: e, kind: kind, filter: q.Filter, key: key, buffer: q.ConsistencyBuffer}
-	p.name = listingName[T](kind.Path, q.Filter, key, q.ConsistencyBuffer)
+	p.name = listingName[T](kind.Path, q.Filter.Text(), key, q.ConsistencyBuffer)
 	if split, err := splitIn(kind.Path, q.Filter, key.param(), e.pageSize); err == nil && split.Parts != nil {
 		p.split = split
 		return p, nil
@@ -54,7 +54,7 @@ func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*rea
 	// A filter that needs no split must parse, and be within the
 	// service's limits on its own; the terms the engine adds later merge
 	// into it (filterlimits.go).
-	if _, err := e.room(kind.Endpoint).narrowed(q.Filter, nil, key.param(), ""); err != nil {
+	if _, _, err := e.room(kind.Endpoint).narrowed(q.Filter, nil, key.param(), ""); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -94,8 +94,8 @@ func (p *readPlan[T]) listQuery(keep []Query) listQuery {
 // over several where the filter's in() allows. It returns the length of
 // one request for the filter, and why no split helps (nil when the filter
 // fits, or a split does).
-func CheckFilterLength(path, expr, sort string) (int, error) {
-	n := commerce.ListRequestLength(path, expr, sort, commerce.OffsetLimit, commerce.DefaultPageSize)
+func CheckFilterLength(path string, expr filter.Parsed, sort string) (int, error) {
+	n := commerce.ListRequestLength(path, expr.Text(), sort, commerce.OffsetLimit, commerce.DefaultPageSize)
 	if n <= commerce.MaxRequestBytes {
 		return n, nil
 	}

@@ -198,8 +198,8 @@ func TestListProbed(t *testing.T) {
 	}
 	srv.ResetStats()
 	const userFilter = "like(email,*@example.org):eq(external_ref,crm-000007)"
-	expectIDs(t, srv, c, kind, Query{Filter: "like(email,*@example.org)"})
-	if _, _, err := listIDs(t, c, kind, Query{Filter: userFilter}); err != nil {
+	expectIDs(t, srv, c, kind, Query{Filter: mustFilter("like(email,*@example.org)")})
+	if _, _, err := listIDs(t, c, kind, Query{Filter: mustFilter(userFilter)}); err != nil {
 		t.Fatal(err)
 	}
 	sent := slices.ContainsFunc(srv.Stats().Requests, func(l emulator.RequestLog) bool {

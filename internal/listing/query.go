@@ -14,7 +14,9 @@ import (
 // Query is one read of a list endpoint: which records, in what order, and
 // what the reader keeps of them.
 type Query struct {
-	Filter string // a filter expression, or empty for all records
+	// Filter is the filter expression, parsed once, by the caller; none
+	// (its zero value) for all records.
+	Filter filter.Parsed
 	Sort   string // "attr" or "-attr"; empty means the endpoint's DefaultSort
 	// ConsistencyBuffer, if set, leaves out records created less than this
 	// long before the listing started: the service is eventually

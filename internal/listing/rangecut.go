@@ -87,7 +87,7 @@ func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 // offset pages below the offset limit, and above it windows of the range
 // attribute, each cut small enough to list by offset. Records go to
 // deliver. Traversal goroutine.
-func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T) (bool, error)) error {
+func (w *walk[T]) listUnsorted(ctx context.Context, base filter.Parsed, deliver func(T) (bool, error)) error {
 	return w.listSpan(ctx, base, rangeSpan{}, deliver, nil)
 }
 
@@ -105,7 +105,7 @@ func (w *walk[T]) listUnsorted(ctx context.Context, base string, deliver func(T)
 // disagree is therefore cut finer instead, down to windows of one page,
 // which one answer serves whole: no write can tear them.
 // Traversal goroutine.
-func (w *walk[T]) listSpan(ctx context.Context, base string, sp rangeSpan, deliver func(T) (bool, error), win *pageWindow[T]) error {
+func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan, deliver func(T) (bool, error), win *pageWindow[T]) error {
 	attr := w.kind.RangeAttribute
 	for reread := 0; ; reread++ {
 		var err error
@@ -172,7 +172,7 @@ type cutBy[T commerce.Record] struct {
 
 // listCut cuts sp as by says and lists the parts in turn.
 // Traversal goroutine.
-func (w *walk[T]) listCut(ctx context.Context, base string, sp rangeSpan, by cutBy[T], deliver func(T) (bool, error)) error {
+func (w *walk[T]) listCut(ctx context.Context, base filter.Parsed, sp rangeSpan, by cutBy[T], deliver func(T) (bool, error)) error {
 	attr := w.kind.RangeAttribute
 	p0, size, target := by.sample, by.size, by.target
 	if attr == "" {
@@ -219,7 +219,7 @@ func matchesText(c commerce.Count, size int) string {
 // window). A value that fills much of the sample gets a span of its own,
 // so that a tie group is isolated at once rather than halved again and
 // again. Any goroutine (it touches nothing shared).
-func (r *windowReader[T]) splitSpan(base string, sp rangeSpan, p0 commerce.Page[T], size int, attr string, target int) ([]rangeSpan, error) {
+func (r *windowReader[T]) splitSpan(base filter.Parsed, sp rangeSpan, p0 commerce.Page[T], size int, attr string, target int) ([]rangeSpan, error) {
 	if sp.single() {
 		return nil, &UnlistableError{Endpoint: r.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%s %s have %s = %d%s, more than the %d the service serves by page offset, and the service cannot sort or filter them any finer",
@@ -306,11 +306,11 @@ func (r *windowReader[T]) unlistableFix() string {
 	return fmt.Sprintf("narrow the filter so that at most %d match, if the endpoint takes one (the provider does not know its attributes)", commerce.OffsetLimit)
 }
 
-func filterNote(base string) string {
-	if base == "" {
+func filterNote(base filter.Parsed) string {
+	if len(base.Terms) == 0 {
 		return ""
 	}
-	return " (with filter " + base + ")"
+	return " (with filter " + base.Text() + ")"
 }
 
 // narrowHint suggests filter terms the endpoint accepts, for messages.

@@ -32,7 +32,7 @@ func Read[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[
 	}
 	if shared {
 		e.log.Debug(ctx, "served by another read's listing, which was starting when this one arrived", map[string]any{
-			"resource": kind.Name, "filter": q.Filter, "sort": p.key.param(),
+			"resource": kind.Name, "filter": q.Filter.Text(), "sort": p.key.param(),
 		})
 	}
 	total, known := me.total(out.stats)

@@ -200,7 +200,7 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
 			e := newClient(t, srv, smallPages)
-			q := Query{Filter: tc.filter}
+			q := Query{Filter: mustFilter(tc.filter)}
 			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
 			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
 			ids := make([]string, len(recs))
@@ -277,9 +277,9 @@ func upd(srv *emulator.Server, ids []string, k int) error { return srv.Update("a
 func TestRefreshRecordsEnteringTheFilter(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 8000})
 	e := newClient(t, srv)
-	q := Query{Filter: "eq(status,processing)"}
+	q := Query{Filter: mustFilter("eq(status,processing)")}
 	_, _, snap, _ := cachedRead(t, srv, e, commerce.Orders, q, nil)
-	incomplete, _, _ := fullRead(t, srv, e, commerce.Orders, Query{Filter: "eq(status,incomplete)"})
+	incomplete, _, _ := fullRead(t, srv, e, commerce.Orders, Query{Filter: mustFilter("eq(status,incomplete)")})
 	for i := 0; i < len(incomplete) && i < 30; i++ {
 		if err := srv.Update("orders", incomplete[i].ID); err != nil {
 			t.Fatal(err)
@@ -309,7 +309,7 @@ func TestRefreshWithWritesDuringTheRead(t *testing.T) {
 			t.Run(fmt.Sprintf("%s before request %d", tc.name, at), func(t *testing.T) {
 				srv := emulatortest.Start(t, emulator.Options{Accounts: 4000})
 				e := newClient(t, srv, smallPages)
-				q := Query{Filter: "like(external_ref,crm-0*)"}
+				q := Query{Filter: mustFilter("like(external_ref,crm-0*)")}
 				_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
 				recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
 				ids := make([]string, len(recs))
@@ -415,7 +415,9 @@ func TestRefreshableSaysWhy(t *testing.T) {
 	}{
 		{false, "updated_at", func() string { return notRefreshable(t, e, commerce.Files, Query{}) }},
 		{false, "max_results", func() string { return notRefreshable(t, e, commerce.Orders, Query{MaxResults: 10}) }},
-		{false, "in parts", func() string { return notRefreshable(t, e, commerce.Accounts, Query{Filter: longIn(t, srv)}) }},
+		{false, "in parts", func() string {
+			return notRefreshable(t, e, commerce.Accounts, Query{Filter: mustFilter(longIn(t, srv))})
+		}},
 		{true, "", func() string { return notRefreshable(t, e, commerce.Accounts, Query{Sort: "name"}) }},
 		{true, "", func() string { return notRefreshable(t, e, commerce.Orders, Query{Sort: "-created_at"}) }},
 	} {

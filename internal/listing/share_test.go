@@ -142,7 +142,7 @@ func TestAReadIsPlannedOnce(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
 	e := newClient(t, srv)
 	e.snapshots = &memSnapshots{m: map[string][]byte{}}
-	for _, q := range []Query{{}, {}, {Sort: "-updated_at"}, {Filter: longIn(t, srv)}, {Filter: longIn(t, srv), MaxResults: 5}} {
+	for _, q := range []Query{{}, {}, {Sort: "-updated_at"}, {Filter: mustFilter(longIn(t, srv))}, {Filter: mustFilter(longIn(t, srv)), MaxResults: 5}} {
 		before := e.plans.Load()
 		var k kept
 		if _, err := Read(context.Background(), e, commerce.Accounts, q, keeper[commerce.Account](&k, 0)); err != nil {

@@ -32,11 +32,11 @@ const boundReserve = 256
 // of pages of values where it holds a page or more (filter.SplitIn). It
 // returns no parts when the filter fits one request, and fails when no
 // split helps.
-func splitIn(path, expr, sort string, pageSize int) (filter.InSplit, error) {
+func splitIn(path string, expr filter.Parsed, sort string, pageSize int) (filter.InSplit, error) {
 	fits := func(text string) bool {
 		return commerce.ListRequestLength(path, text, sort, commerce.OffsetLimit, pageSize)+boundReserve <= commerce.MaxRequestBytes
 	}
-	if expr == "" || fits(expr) {
+	if len(expr.Terms) == 0 || fits(expr.Text()) {
 		return filter.InSplit{}, nil
 	}
 	return filter.SplitIn(expr, fits, pageSize)
@@ -54,7 +54,7 @@ type partListing[T commerce.Record] struct {
 // by key as sortRecords sorts (ties by id), each id once, at most
 // q.maxResults. Records the parts' catch-ups found go to to.late (to
 // to.emit without it), sorted the same way.
-func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []string, q listQuery, to emitters[T]) (listStats, error) {
+func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (listStats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make([]partListing[T], len(parts))
@@ -100,7 +100,7 @@ func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 }
 
 // listPart lists one part of the split in().
-func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, part string) partListing[T] {
+func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, part filter.Parsed) partListing[T] {
 	var out partListing[T]
 	q.filter, q.progress = part, false
 	out.stats, out.err = listAll(ctx, e, kind, q, emitters[T]{

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 func sizedFiles(sizes ...int64) []commerce.File {
@@ -77,7 +78,7 @@ func TestSplitSpans(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			subs, err := r.splitSpan("", tc.sp, commerce.Page[commerce.File]{Records: sizedFiles(tc.sizes...), Count: commerce.Count{N: tc.total}}, tc.total, "file_size", 7000)
+			subs, err := r.splitSpan(filter.Parsed{}, tc.sp, commerce.Page[commerce.File]{Records: sizedFiles(tc.sizes...), Count: commerce.Count{N: tc.total}}, tc.total, "file_size", 7000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestSplitSingleValueIsATieError(t *testing.T) {
 	for i := range same {
 		same[i] = 4096
 	}
-	_, err := r.splitSpan("like(file_name,*.png)", rangeSpan{lo: ptr64(4096), hi: ptr64(4097)}, commerce.Page[commerce.File]{Records: sizedFiles(same...), Count: commerce.Count{N: 10001}}, 10001, "file_size", 7000)
+	_, err := r.splitSpan(mustFilter("like(file_name,*.png)"), rangeSpan{lo: ptr64(4096), hi: ptr64(4097)}, commerce.Page[commerce.File]{Records: sizedFiles(same...), Count: commerce.Count{N: 10001}}, 10001, "file_size", 7000)
 	var ue *UnlistableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("got %v, want an UnlistableError", err)
@@ -118,12 +119,12 @@ func TestSplitSingleValueIsATieError(t *testing.T) {
 
 func TestSplitRejectsUnusableSamples(t *testing.T) {
 	r := &windowReader[commerce.File]{kind: commerce.Files}
-	if _, err := r.splitSpan("", rangeSpan{}, commerce.Page[commerce.File]{Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); err == nil {
+	if _, err := r.splitSpan(filter.Parsed{}, rangeSpan{}, commerce.Page[commerce.File]{Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); err == nil {
 		t.Error("an empty first page with a total of 20,000 was accepted")
 	}
 	noSize := []commerce.File{{Common: commerce.Common{ID: "a"}}}
 	var pe *commerce.ProtocolError
-	if _, err := r.splitSpan("", rangeSpan{}, commerce.Page[commerce.File]{Records: noSize, Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); !errors.As(err, &pe) {
+	if _, err := r.splitSpan(filter.Parsed{}, rangeSpan{}, commerce.Page[commerce.File]{Records: noSize, Count: commerce.Count{N: 20000}}, 20000, "file_size", 7000); !errors.As(err, &pe) {
 		t.Errorf("a record without file_size: got %v, want a ProtocolError", err)
 	}
 }

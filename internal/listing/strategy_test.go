@@ -57,12 +57,12 @@ func TestListFilesSortedByTheProvider(t *testing.T) {
 		{Sort: "-created_at"},
 		{Sort: "file_size"},
 		{Sort: "-file_size", MaxResults: 25},
-		{Sort: "id", Filter: "like(file_name,*.png)"},
-		{Filter: "ge(file_size,1048576):lt(file_size,4194304)", MaxResults: 10001},
+		{Sort: "id", Filter: mustFilter("like(file_name,*.png)")},
+		{Filter: mustFilter("ge(file_size,1048576):lt(file_size,4194304)"), MaxResults: 10001},
 	} {
 		t.Run(fmt.Sprintf("%s %s %d", q.Sort, q.Filter, q.MaxResults), func(t *testing.T) {
 			stats := expectIDs(t, srv, c, commerce.Files, q)
-			if want, _ := srv.SortedIDs("files", q.Filter, "id"); stats.Total != len(want) {
+			if want, _ := srv.SortedIDs("files", q.Filter.Text(), "id"); stats.Total != len(want) {
 				t.Errorf("total %d, want %d", stats.Total, len(want))
 			}
 		})
@@ -86,7 +86,7 @@ func TestListFilesTieGroupOverTheLimit(t *testing.T) {
 		t.Errorf("%d page requests before giving up; the cuts should isolate the tie group at once", stats.Pages)
 	}
 	// A filter that leaves fewer than 10,001 of them makes it listable.
-	expectIDs(t, srv, c, commerce.Files, Query{Filter: "like(file_name,*.png)"})
+	expectIDs(t, srv, c, commerce.Files, Query{Filter: mustFilter("like(file_name,*.png)")})
 }
 
 // TestListFilesWritesDuringRangeWindows inserts and deletes files while a
@@ -276,7 +276,7 @@ func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *
 	if sort == "" {
 		sort = kind.DefaultSort
 	}
-	want, err := srv.SortedIDs(kind.Name, q.Filter, sort)
+	want, err := srv.SortedIDs(kind.Name, q.Filter.Text(), sort)
 	if err != nil {
 		t.Fatal(err)
 	}

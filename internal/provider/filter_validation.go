@@ -20,9 +20,12 @@ const exampleTimestamp = "2026-01-01T00:00:00.000Z"
 // checkFilterText parses a filter expression and checks its terms against
 // what the provider knows of the resource, without asking the service; with
 // r nil (an endpoint the capability table does not know), the grammar only.
-func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example string) diag.Diagnostics {
+// It returns the expression parsed, which the read hands on as it is: a
+// read parses its filter once.
+func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example string) (filter.Parsed, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	expr, err := filter.Parse(text)
+	parsed := filter.Parsed{Terms: expr, Source: text}
 	if err != nil {
 		var se *filter.SyntaxError
 		msg := err.Error()
@@ -32,7 +35,7 @@ func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example str
 		diags.AddAttributeError(p, "Invalid filter expression",
 			fmt.Sprintf("%s: %s.\n\nA filter is one or more op(attribute,value) terms joined by \":\" (AND), with the operators %s; quote values that contain , ( ) or quotes.\nExample: %s",
 				p, msg, opNames(), example))
-		return diags
+		return filter.Parsed{}, diags
 	}
 	if len(expr) > filter.MaxTerms {
 		diags.Append(tooManyTerms(p, fmt.Sprintf("filter has %d terms", len(expr)), len(expr))...)
@@ -40,7 +43,7 @@ func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example str
 	for _, t := range expr {
 		diags.Append(checkTerm(filterPaths(p), t, text[t.Start:t.End], r, example)...)
 	}
-	return diags
+	return parsed, diags
 }
 
 // termPaths are the attribute paths a term's diagnostics go to, one per
@@ -199,7 +202,7 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	// The attribute name is the one part quoting cannot make safe; it is
 	// checked alone, so that a long in() is reported as too long, not as a
 	// bad name.
-	if _, err := filter.Parse(filter.NewTerm(filter.Eq, term.Attribute, "x").String()); err != nil {
+	if !filter.ValidAttribute(term.Attribute) {
 		diags.AddAttributeError(p.AtName("attribute"), "Invalid where attribute",
 			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _, dots and -, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
 	}

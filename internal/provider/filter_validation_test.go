@@ -214,7 +214,8 @@ func TestCheckFilterText(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkFilterText(p, tc.text, &tc.r, thingsExample), tc.diags...)
+			_, diags := checkFilterText(p, tc.text, &tc.r, thingsExample)
+			checkDiags(t, diags, tc.diags...)
 		})
 	}
 }
@@ -241,7 +242,8 @@ func TestCheckUnknownAttribute(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkFilterText(path.Root("filter"), tc.text, &tc.r, thingsExample), tc.diags...)
+			_, diags := checkFilterText(path.Root("filter"), tc.text, &tc.r, thingsExample)
+			checkDiags(t, diags, tc.diags...)
 		})
 	}
 }

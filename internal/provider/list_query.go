@@ -51,7 +51,7 @@ func (in listInputs) includeRecords() bool {
 
 // query is the read the inputs ask for, with expr (from expression) as
 // its filter.
-func (in listInputs) query(expr string) listing.Query {
+func (in listInputs) query(expr filter.Parsed) listing.Query {
 	return listing.Query{
 		Filter:      expr,
 		Sort:        in.Sort.ValueString(),
@@ -70,19 +70,19 @@ func (in listInputs) query(expr string) listing.Query {
 // (validation runs again at read); known says whether any was. The
 // request's length is the engine's to check when it plans the read;
 // checkLength checks it at validation.
-func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, example string) (expr string, known bool, diags diag.Diagnostics) {
+func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, example string) (expr filter.Parsed, known bool, diags diag.Diagnostics) {
 	known = true
-	var filterText string
-	var filterExpr, whereExpr filter.Expr
+	var parsed filter.Parsed
+	var whereExpr filter.Expr
 	filterTerms, whereTerms := 0, 0
 	if in.Filter.IsUnknown() {
 		known = false
 	} else if !in.Filter.IsNull() {
-		filterText = in.Filter.ValueString()
-		diags.Append(checkFilterText(path.Root("filter"), filterText, r, example)...)
 		// A filter that does not parse has its diagnostic; the read stops.
-		filterExpr, _ = filter.Parse(filterText)
-		filterTerms = len(filterExpr)
+		var fdiags diag.Diagnostics
+		parsed, fdiags = checkFilterText(path.Root("filter"), in.Filter.ValueString(), r, example)
+		diags.Append(fdiags...)
+		filterTerms = len(parsed.Terms)
 	}
 	switch {
 	case in.Where.IsUnknown():
@@ -99,10 +99,10 @@ func (in listInputs) expression(ctx context.Context, r *commerce.Endpoint, examp
 			diags.Append(tooManyTerms(path.Root("where"),
 				fmt.Sprintf("filter has %d terms and where %d, %d in all", filterTerms, whereTerms, n), n)...)
 		}
-		return "", known, diags
+		return filter.Parsed{}, known, diags
 	}
 	// The filter's terms as the user wrote them, then where's.
-	return filter.And(filterExpr, whereExpr).Render(filterText), known, diags
+	return parsed.With(filter.And(parsed.Terms, whereExpr)), known, diags
 }
 
 // filterPath is the attribute a message about the whole filter points
@@ -118,7 +118,7 @@ func (in listInputs) filterPath() path.Path {
 // known) whose list requests to listPath would be longer than the service
 // takes and that the engine cannot split over several. A read reports a
 // split and what it cost (splitWarning).
-func (in listInputs) checkLength(expr, listPath, defaultSort string) diag.Diagnostics {
+func (in listInputs) checkLength(expr filter.Parsed, listPath, defaultSort string) diag.Diagnostics {
 	sort := in.Sort.ValueString()
 	if sort == "" {
 		sort = defaultSort
@@ -128,7 +128,7 @@ func (in listInputs) checkLength(expr, listPath, defaultSort string) diag.Diagno
 
 // checkRequestLength reports a filter whose list request to listPath would
 // be longer than the service takes, and which the engine cannot split.
-func checkRequestLength(at path.Path, listPath, expr, sort string) diag.Diagnostics {
+func checkRequestLength(at path.Path, listPath string, expr filter.Parsed, sort string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	n, err := listing.CheckFilterLength(listPath, expr, sort)
 	if err != nil {

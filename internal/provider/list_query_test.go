@@ -110,8 +110,8 @@ func TestExpression(t *testing.T) {
 			if known && !diags.HasError() {
 				diags.Append(tc.in.checkLength(expr, commerce.OrdersEndpoint.Path, commerce.OrdersEndpoint.DefaultSort)...)
 			}
-			if expr != tc.expr {
-				t.Errorf("expression = %q, want %q", expr, tc.expr)
+			if expr.Text() != tc.expr {
+				t.Errorf("expression = %q, want %q", expr.Text(), tc.expr)
 			}
 			checkDiags(t, diags, tc.diags...)
 		})
@@ -121,14 +121,14 @@ func TestExpression(t *testing.T) {
 func TestQuery(t *testing.T) {
 	in := listInputs{Sort: types.StringValue("-updated_at"), MaxResults: types.Int64Value(7), IncludeJSON: types.BoolValue(true),
 		ConsistencyBuffer: types.StringValue("5m")}
-	q := in.query("eq(status,complete)")
-	if q.Filter != "eq(status,complete)" || q.Sort != "-updated_at" || q.MaxResults != 7 || !q.IncludeJSON {
+	q := in.query(filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.Eq, "status", "complete")}})
+	if q.Filter.Text() != "eq(status,complete)" || q.Sort != "-updated_at" || q.MaxResults != 7 || !q.IncludeJSON {
 		t.Errorf("query = %+v", q)
 	}
 	if q.ConsistencyBuffer != 5*time.Minute {
 		t.Errorf("ConsistencyBuffer = %v, want 5m", q.ConsistencyBuffer)
 	}
-	q = listInputs{Sort: types.StringNull(), MaxResults: types.Int64Null(), IncludeJSON: types.BoolNull(), ConsistencyBuffer: types.StringNull()}.query("")
+	q = listInputs{Sort: types.StringNull(), MaxResults: types.Int64Null(), IncludeJSON: types.BoolNull(), ConsistencyBuffer: types.StringNull()}.query(filter.Parsed{})
 	if q.Sort != "" || q.MaxResults != 0 || q.IncludeJSON || q.ConsistencyBuffer != 0 {
 		t.Errorf("query of nothing = %+v, want defaults", q)
 	}
@@ -251,7 +251,7 @@ func TestCheckRequestLengthSplitsLongIn(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("10000000-0000-4000-8000-%012d", i)
 	}
-	expr := "in(id," + strings.Join(ids, ",") + ")"
+	expr := filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.In, "id", ids...)}}
 	if diags := checkRequestLength(path.Root("where"), "/v2/accounts", expr, "created_at"); len(diags) != 0 {
 		t.Fatalf("diagnostics %v, want none", diags)
 	}
@@ -259,7 +259,7 @@ func TestCheckRequestLengthSplitsLongIn(t *testing.T) {
 	for i := range many {
 		many[i] = "x"
 	}
-	if diags := checkRequestLength(path.Root("where"), "/v2/accounts", "in(id,"+strings.Join(many, ",")+")", "created_at"); !diags.HasError() {
+	if diags := checkRequestLength(path.Root("where"), "/v2/accounts", filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.In, "id", many...)}}, "created_at"); !diags.HasError() {
 		t.Errorf("an in() of %d values: %v, want an error", len(many), diags)
 	}
 }

@@ -109,8 +109,11 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 	name, value, ok, diags := d.selected(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if ok && name == "filter" {
-		resp.Diagnostics.Append(checkFilterText(path.Root("filter"), value, &d.rt.kind.Endpoint, d.rt.example)...)
-		resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), d.rt.kind.Path, value, d.rt.kind.DefaultSort)...)
+		parsed, diags := checkFilterText(path.Root("filter"), value, &d.rt.kind.Endpoint, d.rt.example)
+		resp.Diagnostics.Append(diags...)
+		if !diags.HasError() {
+			resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), d.rt.kind.Path, parsed, d.rt.kind.DefaultSort)...)
+		}
 	}
 }
 
@@ -163,7 +166,11 @@ func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON b
 // bySearch finds the one record whose attribute name (a lookup key, or
 // "filter" for a filter expression) matches value.
 func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, includeJSON bool) (T, diag.Diagnostics) {
-	expr, searched := lookupFilter(name, value)
+	expr, searched, diags := lookupFilter(name, value, &d.rt.kind.Endpoint, d.rt.example)
+	if diags.HasError() {
+		var zero T
+		return zero, diags
+	}
 	return findOne(ctx, d.client, d.rt.kind, search{
 		endpoint: d.rt.kind.Endpoint, attr: name, expr: expr, searched: searched, lister: "commerce_" + d.rt.kind.Name,
 	}, includeJSON)
@@ -172,10 +179,10 @@ func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, 
 // search is a lookup of one record by a filter, and how messages name it.
 type search struct {
 	endpoint commerce.Endpoint
-	attr     string // the attribute the lookup is configured by: a lookup key, or "filter"
-	expr     string // the filter sent
-	searched string // what was searched, for messages
-	lister   string // the data source that lists every match
+	attr     string        // the attribute the lookup is configured by: a lookup key, or "filter"
+	expr     filter.Parsed // the filter sent
+	searched string        // what was searched, for messages
+	lister   string        // the data source that lists every match
 }
 
 // findOne is the one record of kind that matches s.expr, or the error
@@ -209,13 +216,15 @@ func matchCount(res listing.Result, found int) string {
 }
 
 // lookupFilter is the filter that searches for value: the expression itself
-// for "filter", else an exact match on the attribute, quoted so that any
-// text matches as written. searched says what was searched, for messages.
-func lookupFilter(name, value string) (expr, searched string) {
+// for "filter" (checked and parsed, once), else an exact match on the
+// attribute, quoted so that any text matches as written. searched says
+// what was searched, for messages.
+func lookupFilter(name, value string, r *commerce.Endpoint, example string) (filter.Parsed, string, diag.Diagnostics) {
 	if name == "filter" {
-		return value, "the filter " + value
+		parsed, diags := checkFilterText(path.Root("filter"), value, r, example)
+		return parsed, "the filter " + value, diags
 	}
-	return filter.Expr{filter.NewTerm(filter.Eq, name, value)}.String(), fmt.Sprintf("%s = %q", name, value)
+	return filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.Eq, name, value)}}, fmt.Sprintf("%s = %q", name, value), nil
 }
 
 // onlyMatch is the one record a search found, or the error that says it
@@ -227,7 +236,7 @@ func onlyMatch[T commerce.Record](s search, found []T, matches string) (T, diag.
 	switch {
 	case len(found) == 0:
 		diags.AddAttributeError(path.Root(s.attr), "No "+noun+" found",
-			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", noun, s.searched, s.expr))
+			fmt.Sprintf("No %s matches %s (the service was asked for filter=%s). Check the value, including spaces and case.", noun, s.searched, s.expr.Text()))
 		return zero, diags
 	case len(found) > 1:
 		diags.AddAttributeError(path.Root(s.attr), "More than one "+noun+" found",

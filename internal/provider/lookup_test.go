@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // configOf is a configuration of ds that sets the given attributes and
@@ -77,9 +77,10 @@ func TestLookupFilter(t *testing.T) {
 		{"file_name", "* and ünïcode", `eq(file_name,"* and ünïcode")`, `file_name = "* and ünïcode"`},
 	}
 	for _, tc := range cases {
-		expr, searched := lookupFilter(tc.name, tc.value)
-		if expr != tc.expr || searched != tc.searched {
-			t.Errorf("lookupFilter(%s, %q) = %s, %s; want %s, %s", tc.name, tc.value, expr, searched, tc.expr, tc.searched)
+		parsedExpr, searched, diags := lookupFilter(tc.name, tc.value, &commerce.OrdersEndpoint, orderType.example)
+		expr := parsedExpr.Text()
+		if expr != tc.expr || searched != tc.searched || diags.HasError() {
+			t.Errorf("lookupFilter(%s, %q) = %s, %s, %v; want %s, %s", tc.name, tc.value, expr, searched, diags, tc.expr, tc.searched)
 		}
 		if tc.name == "filter" {
 			continue
@@ -115,7 +116,7 @@ func TestOnlyMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, diags := onlyMatch(search{endpoint: commerce.OrdersEndpoint, attr: "order_number", expr: "eq(order_number,ORD-1)",
+			rec, diags := onlyMatch(search{endpoint: commerce.OrdersEndpoint, attr: "order_number", expr: filter.Parsed{Terms: filter.Expr{filter.NewTerm(filter.Eq, "order_number", "ORD-1")}},
 				searched: `order_number = "ORD-1"`, lister: "commerce_orders"}, tc.found, matchCount(tc.count, len(tc.found)))
 			if rec.ID != tc.wantID {
 				t.Errorf("record %q, want %q", rec.ID, tc.wantID)

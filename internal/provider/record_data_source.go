@@ -94,8 +94,11 @@ func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.Va
 	}
 	r, known := commerce.EndpointForPath(a.path.ValueString())
 	rules, example := rulesFor(r, known)
-	resp.Diagnostics.Append(checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)...)
-	resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), a.filter.ValueString(), r.DefaultSort)...)
+	parsed, diags := checkFilterText(path.Root("filter"), a.filter.ValueString(), rules, example)
+	resp.Diagnostics.Append(diags...)
+	if !diags.HasError() {
+		resp.Diagnostics.Append(checkRequestLength(path.Root("filter"), a.path.ValueString(), parsed, r.DefaultSort)...)
+	}
 }
 
 func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -155,11 +158,12 @@ func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commer
 		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
 	}
 	rules, example := rulesFor(r, known)
-	if diags := checkFilterText(path.Root("filter"), expr, rules, example); diags.HasError() {
+	parsed, diags := checkFilterText(path.Root("filter"), expr, rules, example)
+	if diags.HasError() {
 		return commerce.Generic{}, diags
 	}
 	r.Singular = "record"
 	return findOne(ctx, d.client, commerce.GenericKind(r), search{
-		endpoint: r, attr: "filter", expr: expr, searched: "the filter " + expr, lister: fmt.Sprintf("commerce_list with path = %q", p),
+		endpoint: r, attr: "filter", expr: parsed, searched: "the filter " + expr, lister: fmt.Sprintf("commerce_list with path = %q", p),
 	}, true)
 }

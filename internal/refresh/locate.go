@@ -159,7 +159,7 @@ type createdRange struct {
 
 // fetch reads the ranges, all at once, and returns what they hold now.
 func (l *locator[T]) fetch(ctx context.Context, ranges []createdRange) ([][]T, error) {
-	exprs := make([]string, len(ranges))
+	exprs := make([]filter.Parsed, len(ranges))
 	for i, sp := range ranges {
 		var err error
 		if exprs[i], err = l.bounded(sp); err != nil {
@@ -231,7 +231,7 @@ func (l *locator[T]) plan(sp createdRange) []createdRange {
 // count counts every part of the splits, all at once.
 func (l *locator[T]) count(ctx context.Context, splits []splitting) error {
 	var parts []*createdRange
-	var exprs []string
+	var exprs []filter.Parsed
 	for _, sp := range splits {
 		for i := range sp.parts {
 			expr, err := l.bounded(sp.parts[i])
@@ -337,7 +337,7 @@ func (l *locator[T]) cuts(sp createdRange, n int) []int {
 // bounded is the refresh's filter limited to sp's created_at range: from
 // its first record's value (none for the first range), up to the next
 // range's first value (none for the last).
-func (l *locator[T]) bounded(sp createdRange) (string, error) {
+func (l *locator[T]) bounded(sp createdRange) (filter.Parsed, error) {
 	var bounds filter.Expr
 	if sp.lo > 0 {
 		bounds = append(bounds, filter.NewTerm(filter.Ge, "created_at", l.keys[sp.lo]))
@@ -347,7 +347,7 @@ func (l *locator[T]) bounded(sp createdRange) (string, error) {
 	}
 	expr, err := l.rf.Source.NarrowFilter(l.rf.Filter, bounds, "a created_at range of the cache's refresh")
 	if err != nil {
-		return "", NotProvable{"no room in the filter for created_at ranges: " + err.Error()}
+		return filter.Parsed{}, NotProvable{"no room in the filter for created_at ranges: " + err.Error()}
 	}
 	return expr, nil
 }

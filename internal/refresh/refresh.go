@@ -66,23 +66,23 @@ func (n NotProvable) Error() string { return n.Reason }
 type Source[T commerce.Record] interface {
 	// ExactCount is results.total of filter, an exact count asked for: one
 	// request for one record.
-	ExactCount(ctx context.Context, filter string) (commerce.Count, error)
+	ExactCount(ctx context.Context, f filter.Parsed) (commerce.Count, error)
 	// FirstPage is the first page of filter in the service's default
 	// order, every record with its JSON.
-	FirstPage(ctx context.Context, filter string) (commerce.Page[T], error)
+	FirstPage(ctx context.Context, f filter.Parsed) (commerce.Page[T], error)
 	// List is every record of filter, with its JSON, and the page
 	// requests it took.
-	List(ctx context.Context, filter string) ([]T, int, error)
+	List(ctx context.Context, f filter.Parsed) ([]T, int, error)
 	// NarrowFilter is base narrowed by extra, within the service's limits on a
 	// request's filter; why says, for messages, why the terms are added.
-	NarrowFilter(base string, extra filter.Expr, why string) (string, error)
+	NarrowFilter(base filter.Parsed, extra filter.Expr, why string) (filter.Parsed, error)
 }
 
 // Request is one refresh.
 type Request[T commerce.Record] struct {
 	Kind commerce.Kind[T]
 	// Filter is the query's filter, its created_at cut merged in.
-	Filter   string
+	Filter   filter.Parsed
 	PageSize int
 	Previous *Snapshot
 	Source   Source[T]
@@ -208,7 +208,7 @@ func changesSince(prev *Snapshot) (string, error) {
 // count is the number of records matching expr, as the service counts
 // them exactly; a count it does not label exact is NotProvable. Any
 // goroutine.
-func (rf *refresher[T]) count(ctx context.Context, expr string) (int, error) {
+func (rf *refresher[T]) count(ctx context.Context, expr filter.Parsed) (int, error) {
 	rf.spent.Add(1)
 	c, err := rf.Source.ExactCount(ctx, expr)
 	if err == nil && !c.Exact() {
@@ -237,7 +237,7 @@ func notExact(c commerce.Count) string {
 // fullShare of a full read, and the service does not count fewer records
 // than known (records are gone, so locate will have to spend more, and a
 // full read would waste what the changes cost).
-func (rf *refresher[T]) changes(ctx context.Context, expr string, known, total int) ([]T, error) {
+func (rf *refresher[T]) changes(ctx context.Context, expr filter.Parsed, known, total int) ([]T, error) {
 	rf.spent.Add(1)
 	first, err := rf.Source.FirstPage(ctx, expr)
 	if err != nil {
@@ -263,7 +263,7 @@ func (rf *refresher[T]) changes(ctx context.Context, expr string, known, total i
 }
 
 // list lists expr in full, with JSON. Any goroutine.
-func (rf *refresher[T]) list(ctx context.Context, expr string) ([]T, error) {
+func (rf *refresher[T]) list(ctx context.Context, expr filter.Parsed) ([]T, error) {
 	recs, pages, err := rf.Source.List(ctx, expr)
 	rf.spent.Add(int64(pages))
 	return recs, err
