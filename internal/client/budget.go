@@ -305,8 +305,9 @@ func (b *budget) throttled(method, path string, began time.Time, refused int, re
 	return nil
 }
 
-// throttledError describes a request the service has refused refused
-// times; the caller says why it ends.
+// throttledError describes a request (or a listing's requests) the service
+// has refused refused times; the caller says why it ends. It is the one
+// place a ThrottledError is built.
 func (b *budget) throttledError(method, path string, refused int, last *APIError) *ThrottledError {
 	_, since := b.exhausted(time.Time{})
 	if last != nil {

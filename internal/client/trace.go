@@ -86,8 +86,9 @@ func (c *Client) Finish(ctx context.Context, t *Trace, resource, path string, el
 	}
 	c.warnThrottled(ctx, resource, stats, elapsed)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) && stats.Throttled > 0 && stats.Budget > 0 {
-		err = &ThrottledError{Method: http.MethodGet, Path: path, Refused: stats.Throttled,
-			Budget: stats.Budget, RateLimit: c.cfg.RateLimit, Cause: err}
+		tErr := c.budget.throttledError(http.MethodGet, path, stats.Throttled, nil)
+		tErr.Cause = err
+		err = tErr
 	}
 	return stats, err
 }
