@@ -3,7 +3,7 @@ package client
 // The transport's tests drive it with the listing engine, as the provider
 // does: a listing is the workload that shows retries, throttling and
 // tokens at scale. These helpers run one the way the provider's list read
-// does (listing.Read, its requests counted by the engine's Trace).
+// does (listing.Read, its requests counted in a Trace of its context).
 
 import (
 	"context"
@@ -29,23 +29,18 @@ var pageSizes sync.Map // *Client -> int
 
 // List lists kind through c on an engine of its own, with as many workers
 // as c lets requests fly, its requests counted as the provider counts them
-// (the engine's Trace, ended by Finish).
+// (a Trace of the read's context, ended by Finish).
 func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
 	size, _ := pageSizes.Load(c)
 	pageSize, _ := size.(int)
-	var counted TraceStats
-	trace := func(ctx context.Context) (context.Context, listing.TraceEnd) {
-		ctx, t := WithTrace(ctx)
-		return ctx, func(ctx context.Context, ep commerce.Endpoint, elapsed time.Duration, err error) (listing.Requests, error) {
-			counted, err = c.Finish(ctx, t, ep.Name, ep.Path, elapsed, err)
-			return listing.Requests{Sent: counted.Requests, Retries: counted.Retries, Throttled: counted.Throttled, BudgetPerSecond: counted.Budget}, err
-		}
-	}
-	e, err := listing.New(c, listing.Options{PageSize: pageSize, MaxParallelRequests: c.cfg.MaxParallelRequests, Logger: c.cfg.Logger, Trace: trace})
+	e, err := listing.New(c, listing.Options{PageSize: pageSize, MaxParallelRequests: c.cfg.MaxParallelRequests, Logger: c.cfg.Logger})
 	if err != nil {
 		return ListStats{}, err
 	}
+	ctx, t := WithTrace(ctx)
+	start := time.Now()
 	res, err := listing.Read(ctx, e, kind, q, listing.Reader[T]{Emit: emit})
+	counted, err := c.Finish(ctx, t, kind.Name, kind.Path, time.Since(start), err)
 	return ListStats{Result: res, TraceStats: counted}, err
 }
 

@@ -74,18 +74,22 @@ func (s TraceStats) RequestRate(elapsed time.Duration) float64 {
 	return float64(s.Requests) / elapsed.Seconds()
 }
 
-// Finish ends the work t traced (a listing of resource at path, which took elapsed
-// and ended in err): it returns t's counts and err, and, if the service
-// throttled it, logs one WARN with how often and at what pace, and turns a
-// context that ran out while the store's rate limit set the pace into a
-// ThrottledError, which says so instead of a bare "deadline exceeded".
+// Finish ends the work t traced (a read of resource at path, which took
+// elapsed and ended in err): it returns t's counts and err, and, if the
+// service throttled it, logs one WARN with how often and at what pace, and
+// turns a context that ran out while the store's rate limit set the pace
+// into a ThrottledError, which says so instead of a bare "deadline
+// exceeded". The caller of a read calls it, with the Trace it gave the
+// read's context: what the transport counted and how it ended a read are
+// the transport's to say, not the engine's.
 func (c *Client) Finish(ctx context.Context, t *Trace, resource, path string, elapsed time.Duration, err error) (TraceStats, error) {
 	stats := TraceStats{
 		Requests: int(t.requests.Load()), Retries: int(t.retries.Load()), Throttled: int(t.throttled.Load()),
 		Budget: round1(c.budget.rate()),
 	}
 	c.warnThrottled(ctx, resource, stats, elapsed)
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) && stats.Throttled > 0 && stats.Budget > 0 {
+	// The read's deadline, or its shared listing's (the same), ran out.
+	if errors.Is(err, context.DeadlineExceeded) && stats.Throttled > 0 && stats.Budget > 0 {
 		tErr := c.budget.throttledError(http.MethodGet, path, stats.Throttled, nil)
 		tErr.Cause = err
 		err = tErr

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -45,32 +44,10 @@ type Options struct {
 	// 0 takes 8.
 	MaxParallelRequests int
 	Logger              Logger
-	// Trace, if set, counts each listing's requests at the transport.
-	Trace Tracer
 	// Snapshots, if set, keeps each listing's snapshot between runs, so
 	// that a later read of the same listing asks only what changed
 	// (cached.go).
 	Snapshots Snapshots
-}
-
-// Tracer counts one listing's requests at the transport (internal/client's
-// Trace): it returns the context the listing's requests go out on, and
-// end, which the engine calls as the listing ends.
-type Tracer func(ctx context.Context) (context.Context, TraceEnd)
-
-// TraceEnd returns what the transport counted of a listing of endpoint
-// that took elapsed and ended in err, and err as the transport words it
-// (it knows whether the store's rate limit ran the read out of time).
-type TraceEnd func(ctx context.Context, endpoint commerce.Endpoint, elapsed time.Duration, err error) (Requests, error)
-
-// Requests are what the transport counted of one listing.
-type Requests struct {
-	// Sent counts the requests, retries included; Retries those sent
-	// again after a failed attempt; Throttled the 429 answers.
-	Sent, Retries, Throttled int
-	// BudgetPerSecond is the transport's learned request budget, 0 while
-	// the service never throttled it.
-	BudgetPerSecond float64
 }
 
 // Snapshots keeps listings' snapshots between runs, by name; where and
@@ -99,7 +76,6 @@ type Engine struct {
 	pageSize  int
 	workers   int
 	log       Logger
-	trace     Tracer
 	snapshots Snapshots
 
 	// reads lets the reads that need one listing share it (share.go).
@@ -132,11 +108,8 @@ func New(get Getter, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = nopLogger{}
 	}
-	if opts.Trace == nil {
-		opts.Trace = func(ctx context.Context) (context.Context, TraceEnd) { return ctx, untraced }
-	}
 	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
-		trace: opts.Trace, snapshots: opts.Snapshots}, nil
+		snapshots: opts.Snapshots}, nil
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.
@@ -152,11 +125,6 @@ func (e *Engine) markSortUnusable(ctx context.Context, path, sort, cause string)
 			"path": path, "sort": sort, "cause": cause,
 		})
 	}
-}
-
-// untraced is the end of a listing no transport counts.
-func untraced(_ context.Context, _ commerce.Endpoint, _ time.Duration, err error) (Requests, error) {
-	return Requests{}, err
 }
 
 // logProgress says, every progressInterval records, how far a listing got,

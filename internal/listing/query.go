@@ -68,7 +68,8 @@ type Result struct {
 }
 
 // stats describes a finished (or failed) listing. What it cost in
-// requests, retries and 429s the transport counts (Options.Trace).
+// requests, retries and 429s the transport counts (its Trace, which the
+// caller of Read reads).
 type listStats struct {
 	// Total is how many records match, where TotalKnown: those listed
 	// when the listing reached its end, else the service's count where it

@@ -68,12 +68,10 @@ func (p *readPlan[T]) serve(ctx context.Context, readers []*sharedReader[T]) sha
 		keep[i] = r.keep
 	}
 	q := p.listQuery(keep)
-	ctx, end := p.e.trace(ctx)
 	start := time.Now()
 	st, err := p.run(ctx, q, fanOut(readers))
 	took := time.Since(start)
-	requests, err := end(ctx, p.kind.Endpoint, took, err)
-	p.logFinished(ctx, st, requests, len(readers), took)
+	p.logFinished(ctx, st, len(readers), took)
 	return sharedRun{stats: st, err: err}
 }
 
@@ -138,11 +136,12 @@ func firstReaderError[T commerce.Record](readers []*sharedReader[T]) error {
 	return nil
 }
 
-// logFinished says at INFO what a listing cost and how it was served.
-func (p *readPlan[T]) logFinished(ctx context.Context, st listStats, r Requests, readers int, took time.Duration) {
+// logFinished says at INFO how a listing was served and what it cost in
+// pages (the transport's own counts, retries and 429s included, are the
+// reader's: its caller asks the client).
+func (p *readPlan[T]) logFinished(ctx context.Context, st listStats, readers int, took time.Duration) {
 	fields := map[string]any{
 		"resource": p.kind.Name, "total": st.Total, "listed": st.Listed, "page_requests": st.Pages,
-		"requests": r.Sent, "retries": r.Retries, "throttled_429": r.Throttled, "budget_per_s": r.BudgetPerSecond,
 		"windows": st.Windows, "strategy": st.Strategy, "readers": readers, "duration_ms": took.Milliseconds(),
 	}
 	if st.Cache != "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // configuredStore is what a configured provider hands its data sources and its
@@ -29,7 +30,6 @@ func newService(cfg client.Config, opts listing.Options) (*configuredStore, erro
 	if err != nil {
 		return nil, err
 	}
-	opts.Trace = traceOn(c)
 	e, err := listing.New(c, opts)
 	if err != nil {
 		return nil, err
@@ -37,15 +37,20 @@ func newService(cfg client.Config, opts listing.Options) (*configuredStore, erro
 	return &configuredStore{transport: c, engine: e}, nil
 }
 
-// traceOn counts each listing's requests in a trace of the transport's,
-// which words the listing's error as throttling where the store's rate
-// limit set the pace until the read's time ran out.
-func traceOn(c *client.Client) listing.Tracer {
-	return func(ctx context.Context) (context.Context, listing.TraceEnd) {
-		ctx, trace := client.WithTrace(ctx)
-		return ctx, func(ctx context.Context, endpoint commerce.Endpoint, elapsed time.Duration, err error) (listing.Requests, error) {
-			counted, err := c.Finish(ctx, trace, endpoint.Name, endpoint.Path, elapsed, err)
-			return listing.Requests{Sent: counted.Requests, Retries: counted.Retries, Throttled: counted.Throttled, BudgetPerSecond: counted.Budget}, err
-		}
-	}
+// read runs one read of endpoint through the engine, its requests counted
+// by the transport in a trace of the read's own (a read served by another
+// read's listing counts none), and says at INFO what the read cost; the
+// transport warns there of any 429 the read met.
+func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, run func(ctx context.Context) (listing.Result, error)) (listing.Result, error) {
+	ctx, trace := client.WithTrace(ctx)
+	start := time.Now()
+	res, err := run(ctx)
+	took := time.Since(start)
+	counted, err := c.transport.Finish(ctx, trace, endpoint.Name, endpoint.Path, took, err)
+	tflog.Info(ctx, "read finished", map[string]any{
+		"resource": endpoint.Name, "requests": counted.Requests, "retries": counted.Retries,
+		"throttled_429": counted.Throttled, "budget_per_s": counted.Budget, "shared": res.Shared,
+		"listed": res.Listed, "duration_ms": took.Milliseconds(),
+	})
+	return res, err
 }

@@ -73,7 +73,9 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 		IncludeJSON: in.IncludeJSON.ValueBool(), IncludeRecords: in.includeRecords(), MaxBytes: maxStateBytes, MaxResults: int(in.MaxResults.ValueInt64()),
 	})
 	defer col.Release()
-	res, err := listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
+	res, err := c.read(ctx, t.kind.Endpoint, func(ctx context.Context) (listing.Result, error) {
+		return listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
+	})
 	diags.Append(splitWarning(in, res)...)
 	diags.Append(c.cache.warning()...)
 	var tooLarge *liststate.TooLargeError

@@ -190,8 +190,10 @@ type search struct {
 func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
-	res, err := listing.Read(ctx, c.engine, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
-		listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
+	res, err := c.read(ctx, kind.Endpoint, func(ctx context.Context) (listing.Result, error) {
+		return listing.Read(ctx, c.engine, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
+			listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
+	})
 	if err != nil {
 		var zero T
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", s.endpoint.RecordNoun(), s.searched), err)}
