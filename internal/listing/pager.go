@@ -1,5 +1,9 @@
 package listing
 
+// The pager: it reads windows, and nothing else: their page requests
+// (fetchPage), who runs them (the scheduler), how many are in flight
+// ahead, and the checks that a window held still (windowCheck).
+//
 // A window is one slice of a listing that offsets can reach: the query's
 // filter plus, past the first, a bound on the range or sort attribute. Its
 // first page's count sizes it: the pages the count promises, and one that
@@ -10,12 +14,10 @@ package listing
 // said; past a count that proved low, and from the start where the count
 // does not promise to be exact, pages are read ahead in parallel. A window
 // whose pages are all full up to the offset limit holds more, and the
-// strategy goes on from its last record. This file is the pager: it reads windows, and nothing else: their page
-// requests (fetchPage), who runs them (the scheduler), how many are in
-// flight ahead, and the checks that a window held still (windowCheck).
+// strategy goes on from its last record.
 //
 // Who runs what. One goroutine, the traversal goroutine (the caller of
-// List), decides everything: which window to read next, which records to
+// listAll), decides everything: which window to read next, which records to
 // hand out, when to stop. It alone touches the listing, its walks and
 // their sinks (the listing's progress: stats, ids seen, the limit). Page
 // requests run on the scheduler's workers. A worker may use only the
@@ -74,7 +76,7 @@ func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includ
 	}
 }
 
-// window is one bounded slice of a listing, read by offsets.
+// pageWindow is one bounded slice of a listing, read by offsets.
 type pageWindow[T commerce.Record] struct {
 	ctx    context.Context
 	cancel context.CancelFunc
