@@ -4,7 +4,13 @@ package liststate
 // allocating. Each writes exactly what the msgpack library behind tftypes
 // (github.com/vmihailenco/msgpack/v5) writes for the same value: the
 // smallest form, strings as str8 from 32 bytes on. state_encoder_test.go
-// holds them to that.
+// and TestAppendersMatchLibrary hold them to that.
+//
+// Hand-written for the figure they hold: a 60,000-order state written in
+// 46 ms (PERFORMANCE.md, "Where the provider's memory goes"). The
+// library's Encoder writes the same bytes without allocating either, but
+// 1.7 to 2.1 times slower for that state and 1.2 to 1.9 times for a
+// million ids (BenchmarkAppendersAgainstLibrary, side by side).
 
 const msgpackNil = 0xc0
 
