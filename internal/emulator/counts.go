@@ -165,7 +165,7 @@ type listCount struct {
 func (s *Server) countFor(res string, asked string, total, offset, n int, key string) listCount {
 	c := s.counting.Load().forResource(res)
 	method, labelled := c.Method, !c.Unlabelled && c.Method != ""
-	if asked != "" && asked != CountCached && !(asked == CountExact && c.IgnoreExact) {
+	if asked != "" && asked != CountCached && (asked != CountExact || !c.IgnoreExact) {
 		// A store that knows the parameter answers as asked, and says so.
 		method, labelled = asked, true
 	}

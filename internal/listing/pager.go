@@ -162,11 +162,6 @@ func (r *windowReader[T]) open(parent context.Context, base filter.Parsed, key s
 	return r.start(parent, base, key, bound, false, nil)
 }
 
-// openCounted is open with an exact count asked for on the first page.
-func (r *windowReader[T]) openCounted(parent context.Context, base filter.Parsed, key sortKey) (*pageWindow[T], error) {
-	return r.start(parent, base, key, nil, true, nil)
-}
-
 // prefetch opens the window that follows one being read, in a listing
 // without a record limit. The worker that receives its first page plans
 // the rest at once, so that its pages are queued before the traversal
