@@ -9,9 +9,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
@@ -285,5 +288,40 @@ func TestCacheEveryCountMethod(t *testing.T) {
 				t.Errorf("%s (%s); want a full read that says the count was not exact", stats.Cache, stats.CacheReason)
 			}
 		})
+	}
+}
+
+// TestLimitedReadsReadAheadPastALowCount: a read cut at max_results at a
+// store whose count stops at 1,000 goes on past the count with requests in
+// parallel, not page by page, and no further than the cut needs.
+func TestLimitedReadsReadAheadPastALowCount(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 12000, Orders: -1, Files: -1, Latency: 5 * time.Millisecond,
+		Counting: emulator.Counting{Method: emulator.CountLowerBound, Cap: 1000}})
+	e := newClient(t, srv)
+	srv.ResetStats()
+	readExact(t, e, srv, commerce.Accounts, Query{MaxResults: 9000}, emulator.Counting{Method: emulator.CountLowerBound, Cap: 1000})
+	st := srv.Stats()
+	// Past the count: the pages from offset 2,000 on, and how many of them
+	// the store served at once at most.
+	var past []emulator.RequestLog
+	for _, r := range st.Requests {
+		q, _ := url.ParseQuery(r.RawQuery)
+		if offset, _ := strconv.Atoi(q.Get("page[offset]")); offset >= 2000 {
+			past = append(past, r)
+		}
+	}
+	atOnce := 0
+	for _, a := range past {
+		overlapping := 0
+		for _, b := range past {
+			if !b.Time.After(a.Time) && b.Time.Add(b.Duration).After(a.Time) {
+				overlapping++
+			}
+		}
+		atOnce = max(atOnce, overlapping)
+	}
+	// 90 pages, and the one the last records' ties may need.
+	if n := st.ListRequests["accounts"]; n > 92 || atOnce < 4 {
+		t.Errorf("%d list requests, at most %d at once past the count; want at most 92, and several at once", n, atOnce)
 	}
 }

@@ -244,13 +244,7 @@ func (r *windowReader[T]) plan(w *pageWindow[T], p0 commerce.Page[T], want quota
 		needed = min(needed, r.maxMatches)
 	}
 	if want.limited {
-		// Only what is still missing, plus a page for the records of the
-		// previous window's last tie group that this one starts by repeating.
-		slack := 0
-		if w.bound != nil {
-			slack = r.pageSize
-		}
-		needed = min(needed, max(1, want.left+slack))
+		needed = min(needed, r.quotaRecords(w, want))
 	}
 	n := r.pagesFor(w.stride, needed)
 	if !p0.Count.Steady() && !want.limited {
@@ -308,12 +302,24 @@ func (r *windowReader[T]) request(w *pageWindow[T], n int, want quota, p0 commer
 	}
 }
 
+// quotaRecords is how many of w's records a limited traversal may need:
+// what is still missing, plus a page for the records of the previous
+// window's last tie group that this one starts by repeating.
+func (r *windowReader[T]) quotaRecords(w *pageWindow[T], want quota) int {
+	slack := 0
+	if w.bound != nil {
+		slack = r.pageSize
+	}
+	return max(1, want.left+slack)
+}
+
 // extend keeps pages requested past page i, which came back full: once
 // the count proved low (page i was the last it promised), and all along
 // where the count promised nothing. As many as have come back full, up to
 // ahead: the pages in flight double each round trip until they fill the
 // request slots, and a window that ends soon wastes no more requests than
-// it has read. With a record limit one page at a time, since the records
+// it has read. With a record limit, no further than the limit needs (a
+// page more, for the ties at the cut), then a page at a time: the records
 // may be enough already. Traversal goroutine.
 func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 	w.mu.Lock()
@@ -324,11 +330,11 @@ func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 	if !w.readAhead {
 		return
 	}
-	ahead := min(r.ahead, i+1)
+	target := i + 1 + min(r.ahead, i+1)
 	if want.limited {
-		ahead = 1
+		target = min(target, max(i+2, r.pagesFor(w.stride, r.quotaRecords(w, want))+1))
 	}
-	r.request(w, min(w.last+1, i+1+ahead), want, w.p0.page)
+	r.request(w, min(w.last+1, target), want, w.p0.page)
 }
 
 // nextWindowFits checks, for a window that does not hold the rest of a
