@@ -81,7 +81,7 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 	var tooLarge *liststate.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
-		diags.Append(stateTooLargeDiagnostic("commerce_"+t.dataSourceName(), t.kind.Name, tooLarge, res.Count, in))
+		diags.Append(stateTooLargeDiagnostic("commerce_"+t.dataSourceName(), t.kind.Name, tooLarge, res, in))
 	case err != nil:
 		diags.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 	}

@@ -2,12 +2,11 @@ package provider
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
@@ -23,12 +22,9 @@ var maxStateBytes = 256<<20 - 64<<10
 // A state past it is a liststate.TooLargeError: no further request can
 // make it fit, so the collector ends the listing at once, and the read
 // fails saying what to change.
-func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, count commerce.Count, in listInputs) diag.Diagnostic {
-	total := max(count.Hint(), e.Listed)
-	matches := strconv.Itoa(total)
-	if !count.Steady() || count.N < e.Listed {
-		matches = "at least " + matches
-	}
+func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, res listing.Result, in listInputs) diag.Diagnostic {
+	total := max(res.Count.Hint(), e.Listed)
+	matches := matchCount(res, e.Listed)
 	var fixes []string
 	perRecord := float64(e.Bytes) / float64(max(e.Listed, 1))
 	if in.IncludeJSON.ValueBool() && e.JSONBytes > 0 {
