@@ -38,7 +38,7 @@ import (
 //     quoted value keeps its spaces.
 //   - An unencoded '+' in the query string is a space: url.ParseQuery
 //     decodes it so before the filter gets here, as the guide says.
-//   - At most 10 terms and 8 KB per request are checked in limits.go; a
+//   - At most 10 terms and 8 KB per request are checked in internal/commerce/endpoints.go; a
 //     filter over 8 KB is refused here as well, for ExpectedIDs.
 
 // filterOp is a filter operator.

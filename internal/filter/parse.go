@@ -2,8 +2,10 @@ package filter
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -351,6 +353,289 @@ func ValidAttribute(name string) bool {
 	}
 	for i := 1; i < len(name); i++ {
 		if !isAttrChar(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Parsed is a filter expression as it travels from the provider to the
+// request: its terms, and the text they were parsed from, so that a term
+// kept as it was renders as the user wrote it (quotes and all) while terms
+// added or merged render from their values. It is parsed once per read
+// (ParseText); narrowing it, splitting its in() and sending it never parse
+// it again.
+type Parsed struct {
+	Terms Expr
+	// Source is the text Terms were parsed from: their Start and End point
+	// into it. Empty for terms built with NewTerm alone.
+	Source string
+}
+
+// ParseText parses s, which may be longer than one request takes when its
+// in() is to be split over several (up to a megabyte).
+func ParseText(s string) (Parsed, error) {
+	terms, err := parseSplittable(s)
+	return Parsed{Terms: terms, Source: s}, err
+}
+
+// Text is the expression as a request's filter parameter.
+func (p Parsed) Text() string { return p.Terms.Render(p.Source) }
+
+// With is p narrowed by terms, by the caller's rule of merging (which
+// keeps p's terms, or some of them, and so their place in Source).
+func (p Parsed) With(terms Expr) Parsed { return Parsed{Terms: terms, Source: p.Source} }
+
+// Values: unquoted, single-quoted or double-quoted, with backslash escapes
+// inside quotes. The parser's grammar is in parse.go.
+
+// value parses one quoted or unquoted value after "(attribute," or ",",
+// leaving p.pos at the "," or ")" that ends it (or at the end of the input).
+func (p *parser) value(termStart int) (string, error) {
+	if p.eof() {
+		return "", p.unclosed(termStart)
+	}
+	switch c := p.s[p.pos]; {
+	case c == '"' || c == '\'':
+		return p.quoted(termStart)
+	case c == ',' || c == ')':
+		return "", p.errf(p.pos, `missing value; to match an empty string write ""`)
+	case p.spaceAt(p.pos):
+		// Spaces before a quote would otherwise be reported as a quote
+		// inside an unquoted value, which hides the real problem.
+		if i := p.skipSpace(p.pos); i < len(p.s) && (p.s[i] == '"' || p.s[i] == '\'') {
+			return "", p.errf(p.pos, "whitespace before quoted value; remove it")
+		}
+	}
+	return p.unquoted(termStart)
+}
+
+// unquoted parses an unquoted value. The caller has checked that it is not
+// empty.
+func (p *parser) unquoted(termStart int) (string, error) {
+	start := p.pos
+	end := start
+	// Stop bytes are all ASCII, so a byte scan cannot split a rune.
+	for end < len(p.s) && !strings.ContainsRune(",()'\"\\", rune(p.s[end])) {
+		end++
+	}
+	v := p.s[start:end]
+	p.pos = end
+	shown := quoteShort(v)
+	// Only suggest a quoted form when v is the whole value, or the
+	// suggestion would be wrong, and when it is short enough to read.
+	suggest := ""
+	if end < len(p.s) && (p.s[end] == ',' || p.s[end] == ')') && len(v) <= maxShown {
+		suggest = ": " + QuoteValue(v)
+	}
+	// Report problems in the order they occur in the input.
+	if p.spaceAt(start) {
+		return "", p.errf(start, "unquoted value %s has leading space; remove the space, or quote the value if "+
+			"the space is intended%s", shown, suggest)
+	}
+	if end == len(p.s) {
+		return "", p.unclosed(termStart)
+	}
+	where := "in unquoted value " + shown
+	if v == "" {
+		where = "at start of value"
+	}
+	switch c := p.s[end]; c {
+	case '(':
+		hint := ""
+		if strings.Contains(v, ":") {
+			hint = ", or add the missing ')' before ':'"
+		}
+		return "", p.errf(end, "unexpected '(' %s; quote values that contain parentheses%s", where, hint)
+	case '\'', '"':
+		return "", p.errf(end, `unexpected %s %s; to use quotes in a value, quote the whole value and `+
+			`escape quotes inside it with \, e.g. "O'Brien" or 'say \'hi\''`, quoteName(c), where)
+	case '\\':
+		return "", p.errf(end, `unexpected \ %s; backslash escapes only work in a quoted value, `+
+			`e.g. "a\\b"`, where)
+	}
+	// Find where trailing whitespace begins by trimming it off.
+	if trimmed := strings.TrimRightFunc(v, unicode.IsSpace); len(trimmed) < len(v) {
+		return "", p.errf(start+len(trimmed), "unquoted value %s has trailing space; remove the space, or quote "+
+			"the value if the space is intended%s", shown, suggest)
+	}
+	return v, nil
+}
+
+// quoteName names a quote character in words, which reads better in
+// messages than a quote character inside quotes.
+func quoteName(q byte) string {
+	if q == '\'' {
+		return "single quote"
+	}
+	return "double quote"
+}
+
+// quoted parses a quoted value, removing the quotes and escapes.
+func (p *parser) quoted(termStart int) (string, error) {
+	open := p.pos
+	q := p.s[open]
+	i := open + 1
+	// Most values contain no escapes; only build a new string when one is
+	// found.
+	var b strings.Builder
+	escaped := false
+	chunk := i // start of the text not yet copied to b
+	for {
+		if i >= len(p.s) {
+			return "", p.errf(open, "unterminated quoted value: missing closing %s", quoteName(q))
+		}
+		c := p.s[i]
+		if c == q {
+			break
+		}
+		if c != '\\' {
+			i++
+			continue
+		}
+		if i+1 >= len(p.s) {
+			return "", p.errf(i, `backslash at end of filter escapes nothing and leaves the quoted value `+
+				`unterminated; to end a value with a backslash write \\ followed by the closing %s`, quoteName(q))
+		}
+		escaped = true
+		b.WriteString(p.s[chunk:i])
+		// Escape a whole rune, not a byte: the input is valid UTF-8.
+		_, size := utf8.DecodeRuneInString(p.s[i+1:])
+		b.WriteString(p.s[i+1 : i+1+size])
+		i += 1 + size
+		chunk = i
+	}
+	v := p.s[open+1 : i]
+	if escaped {
+		b.WriteString(p.s[chunk:i])
+		v = b.String()
+	}
+	p.pos = i + 1
+	switch {
+	case p.eof():
+		return "", p.unclosed(termStart)
+	case p.s[p.pos] == ',' || p.s[p.pos] == ')':
+		return v, nil
+	case p.spaceAt(p.pos):
+		return "", p.errf(p.pos, "whitespace after quoted value; remove it")
+	default:
+		return "", p.errf(p.pos, `unexpected %s after quoted value; expected ',' or ')' (to use the quote `+
+			`character inside a value, escape it as \%c)`, p.char(p.pos), q)
+	}
+}
+
+// The forms a timestamp value may take in a filter, as the vendor's
+// filtering guide and endpoint references document them.
+//
+//   - A date, YYYY-MM-DD: midnight UTC at the start of that day.
+//   - An integer number of milliseconds since 1970-01-01T00:00:00Z.
+//   - ISO 8601 date and time, with or without milliseconds, in UTC (Z) or
+//     with an offset (+hh:mm or -hh:mm): 2026-01-02T03:04:05Z,
+//     2026-01-02T03:04:05.678Z, 2026-01-02T05:04:05+02:00.
+//
+// Every form is exact to the millisecond, the precision the service
+// compares at; a value more precise than that is refused rather than
+// rounded, so a filter never means less than it says.
+
+// timestampForms describes the accepted forms, for messages.
+const timestampForms = "a date (2026-01-02, midnight UTC), milliseconds since 1970-01-01 (1767312000000), " +
+	"or ISO 8601 with or without milliseconds (2026-01-02T03:04:05Z, 2026-01-02T03:04:05.678Z, 2026-01-02T05:04:05+02:00)"
+
+// maxEpochMillis is 9999-12-31T23:59:59.999Z: later instants have no
+// four-digit year, so no other form could write them.
+const maxEpochMillis = 253402300799999
+
+// ParseTimestamp reads a timestamp value in any documented form (see
+// TimestampForms) and returns it in UTC. The error says what is wrong with
+// the value and which forms are accepted.
+func ParseTimestamp(v string) (time.Time, error) {
+	switch {
+	case v == "":
+		return time.Time{}, fmt.Errorf("an empty value is not a timestamp; use %s", timestampForms)
+	case allDigits(v):
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms > maxEpochMillis {
+			return time.Time{}, fmt.Errorf("%q milliseconds since 1970 is past the year 9999", v)
+		}
+		return time.UnixMilli(ms).UTC(), nil
+	case len(v) == len("2006-01-02"):
+		if !shaped(v, "0000-00-00") {
+			break
+		}
+		t, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not a date that exists", v)
+		}
+		return t, nil
+	case len(v) >= len("2006-01-02T15:04:05"):
+		return parseDateTime(v)
+	}
+	return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, timestampForms)
+}
+
+// parseDateTime reads the ISO 8601 date-and-time forms.
+func parseDateTime(v string) (time.Time, error) {
+	const head = "0000-00-00T00:00:00" // the shape before fraction and zone
+	if !shaped(v[:len(head)], head) {
+		return time.Time{}, fmt.Errorf("%q is not a timestamp; use %s", v, timestampForms)
+	}
+	rest := v[len(head):]
+	if len(rest) > 0 && rest[0] == '.' {
+		digits := 0
+		for digits+1 < len(rest) && '0' <= rest[digits+1] && rest[digits+1] <= '9' {
+			digits++
+		}
+		if digits != 3 {
+			return time.Time{}, fmt.Errorf("%q has %d fractional digits; write milliseconds with exactly three (.000) or none, since the service compares timestamps to the millisecond", v, digits)
+		}
+		rest = rest[4:]
+	}
+	offset := len(rest) == len("+00:00") && (rest[0] == '+' || rest[0] == '-') && shaped(rest[1:], "00:00")
+	if rest != "Z" && !offset {
+		return time.Time{}, fmt.Errorf("%q has no time zone the service reads; end it with Z (UTC) or an offset such as +02:00", v)
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date and time that exist", v)
+	}
+	return t.UTC(), nil
+}
+
+// IsDateOnly reports whether v is a timestamp written as a bare date
+// (YYYY-MM-DD), which stands for midnight UTC: eq with it matches only that
+// instant, not the whole day.
+func IsDateOnly(v string) bool {
+	_, err := time.Parse(time.DateOnly, v)
+	return err == nil && len(v) == len(time.DateOnly) && shaped(v, "0000-00-00")
+}
+
+// FormatTimestamp writes t in TimestampLayout, the form the provider's own
+// bounds use, at millisecond precision.
+func FormatTimestamp(t time.Time) string {
+	return t.UTC().Truncate(time.Millisecond).Format(TimestampLayout)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// shaped reports whether s has the shape of pattern, in which every 0
+// stands for a digit and every other byte for itself.
+func shaped(s, pattern string) bool {
+	if len(s) != len(pattern) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if pattern[i] == '0' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != pattern[i] {
 			return false
 		}
 	}

@@ -203,12 +203,3 @@ func (s refreshSource[T]) NarrowFilter(base filter.Parsed, extra filter.Expr, wh
 	narrowed, _, err := s.room.narrowed(base, extra, "", why)
 	return narrowed, err
 }
-
-// run reads the listing: through the cache where the engine has one, else
-// in full.
-func (p *readPlan[T]) run(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
-	if p.e.snapshots != nil {
-		return p.readCached(ctx, q, to)
-	}
-	return p.readFull(ctx, q, to)
-}

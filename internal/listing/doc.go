@@ -12,24 +12,23 @@
 // Each file uses names of the files below it only (layering_test.go at
 // the module's root holds it to that), so the package reads bottom up:
 //
-//   - query.go, engine.go, errors.go, sortkey.go, filterlimits.go: the
-//     values a read passes around, the Engine, the errors, the sort key
-//     (and the provider's own sort by it), the service's filter limits;
+//   - query.go, engine.go, sortkey.go: the values a read passes around;
+//     the Engine, its errors and the room the service's limits leave in a
+//     filter; the sort key (and the provider's own sort by it);
 //   - pager.go: the pager, which reads windows and nothing else: page
 //     requests, how many go out ahead, which goroutine runs what, and the
 //     checks that a window held still;
-//   - sink.go: where one strategy's records go, each once;
-//   - listing.go: one listing as its strategies share it, and a strategy's
-//     pass over it (walk);
-//   - the strategies, one file each: rangecut.go (offset pages in the
-//     service's own order, cut into ranges above the offset limit),
-//     keyset.go (keyset windows and the tie groups they cannot split),
+//   - listing.go: one listing as its strategies share it, where a
+//     strategy's records go (each once), a strategy's pass over it (walk),
+//     and the keyset windows with the tie groups they cannot split;
+//   - the other strategies, one file each: rangecut.go (offset pages in
+//     the service's own order, cut into ranges above the offset limit),
 //     providersort.go (every record, then sorted here), catchup.go (the
 //     records sort -updated_at moved behind the position read);
-//   - list.go: the planner, which picks the strategy of one listing;
-//   - split.go, plan.go: a long in() in parts, and one read planned once;
-//   - cached.go, share.go, read.go: the cache between runs, reads that
-//     share one listing, and Read, the one call a data source's read makes;
+//   - plan.go: one read planned once (the sort, a long in() in parts) and
+//     the planner, which picks the strategy of one listing;
+//   - cached.go, read.go: the cache between runs; Read, the one call a data
+//     source's read makes, and the reads that share one listing;
 //   - probe.go, lookup.go: endpoints the capability table does not know,
 //     and one record by id.
 //

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
 // Getter is what the engine needs of the transport: GET path?query (path
@@ -78,7 +80,7 @@ type Engine struct {
 	log       Logger
 	snapshots Snapshots
 
-	// reads lets the reads that need one listing share it (share.go).
+	// reads lets the reads that need one listing share it (read.go).
 	reads coalesce.Group[any, sharedRun]
 	// plans counts the reads planned, for the tests that hold a read to
 	// one plan.
@@ -150,3 +152,192 @@ func (nopLogger) Warn(context.Context, string, map[string]any)  {}
 
 // progressInterval is how often (in records) a listing logs its progress.
 const progressInterval = 5000
+
+// The engine's errors: what keeps a listing from being complete, and the
+// signals its strategies pass each other.
+
+// OffsetLimitError says that a listing needed to go past the service's
+// offset limit and the service refused the keyset filter that does so.
+type OffsetLimitError struct {
+	Endpoint    string // the endpoint's name, "orders"
+	OffsetLimit int
+	Count       commerce.Count // the service's count of the filter's matches
+	Listed      int            // how many were listed before the engine had to stop
+	Err         error          // the service's answer to the keyset request
+}
+
+func (e *OffsetLimitError) Error() string {
+	return fmt.Sprintf("%s: %s records match, but the service serves at most %d by offset and refused the keyset filter needed to list the rest (listed %d): %v",
+		e.Endpoint, e.Matches(), e.OffsetLimit, e.Listed, e.Err)
+}
+
+// Matches says how many records match, for messages: the service's count
+// where it is meant to be exact and past the offset limit, else more than
+// the limit (the listing had to go past it).
+func (e *OffsetLimitError) Matches() string {
+	if e.Count.Steady() && e.Count.N > e.OffsetLimit {
+		return strconv.Itoa(e.Count.N)
+	}
+	return "more than " + strconv.Itoa(e.OffsetLimit)
+}
+
+func (e *OffsetLimitError) Unwrap() error { return e.Err }
+
+// UnlistableError says the service offers no way to list every record the
+// query matches: the provider refuses to return a truncated list.
+type UnlistableError struct {
+	Endpoint    string // the endpoint's name, "orders"
+	Total       int    // records the query matches, as far as the listing saw (at least)
+	OffsetLimit int
+	Reason      string // why no strategy reaches them all
+	Fix         string // what the user can do
+}
+
+func (e *UnlistableError) Error() string {
+	return fmt.Sprintf("%s: %s; %s", e.Endpoint, e.Reason, e.Fix)
+}
+
+// sortUnusableError reports, from the first page of a sorted listing, that
+// the service refused the sort= parameter or ignored it.
+type sortUnusableError struct{ cause string }
+
+func (e *sortUnusableError) Error() string { return e.cause }
+
+// errWindowChanged says a window changed while it was read by offsets: a
+// record was inserted, deleted or moved, so offsets shifted and a record
+// may have slipped between two pages.
+var errWindowChanged = errors.New("window changed while it was listed")
+
+// sortRefusal recognises the service refusing sort=: a 400 naming the
+// parameter. The transport's error says so through RefusedParameter
+// (client.APIError), so that the engine reads no HTTP status itself.
+func sortRefusal(err error) (string, bool) {
+	var refusal interface {
+		RefusedParameter(name string) (string, bool)
+	}
+	if !errors.As(err, &refusal) {
+		return "", false
+	}
+	if said, ok := refusal.RefusedParameter("sort"); ok {
+		return "it answered 400 " + said, true
+	}
+	return "", false
+}
+
+// badRequest reports whether the service refused a request as malformed
+// (400), as the transport's error says through BadRequest.
+func badRequest(err error) bool {
+	var bad interface{ BadRequest() bool }
+	return errors.As(err, &bad) && bad.BadRequest()
+}
+
+// The service's limits on a request's filter, as the engine meets them:
+// it merges its own terms into the user's (commerce.Endpoint.Narrow), then
+// checks the request it would send against filter.MaxTerms and
+// commerce.MaxRequestBytes, and stops with a FilterLimitError that says
+// what to change before it sends one the service would refuse.
+
+// FilterLimitError says that a request the listing needs would break one
+// of the service's limits on filters: more than filter.MaxTerms terms, or
+// a request target longer than MaxRequestBytes. The provider stops before
+// sending it: the service would refuse it with 400.
+type FilterLimitError struct {
+	Endpoint string // the endpoint's name, "orders"
+	Filter   string // the filter that request would carry
+	Terms    int    // its terms
+	Bytes    int    // its request target's length
+	// Why says why the provider adds terms to the user's filter, or is
+	// empty when the user's filter alone is over the limit.
+	Why string
+	Fix string
+}
+
+func (e *FilterLimitError) Error() string {
+	var over string
+	if e.Terms > filter.MaxTerms {
+		over = fmt.Sprintf("%d filter terms, and the service takes at most %d per request", e.Terms, filter.MaxTerms)
+	} else {
+		over = fmt.Sprintf("a %d-byte request, and the service takes requests with filters of at most %d bytes", e.Bytes, commerce.MaxRequestBytes)
+	}
+	msg := fmt.Sprintf("listing %s would need %s", e.Endpoint, over)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg + "; the filter would be " + e.Filter + ". " + e.Fix
+}
+
+// filterRoom is the room the service's limits leave a filter of one
+// endpoint's list requests, of pageSize records each. Any goroutine.
+type filterRoom struct {
+	endpoint commerce.Endpoint
+	pageSize int
+}
+
+// narrowed is base (the user's filter, perhaps with terms the engine
+// merged in before) narrowed by extra, and its text as requests sorted by
+// sort send it, checked against the service's limits. Terms of base that
+// stay are sent as written, so that a quoted operand stays quoted. why
+// says, for messages, why the engine adds extra. Nothing is parsed: the
+// filter travels parsed from the provider to the request.
+func (r filterRoom) narrowed(base filter.Parsed, extra filter.Expr, sort, why string) (filter.Parsed, string, error) {
+	merged := base.With(r.endpoint.Narrow(base.Terms, extra))
+	text := merged.Text()
+	if n := r.requestLength(text, sort); len(merged.Terms) > filter.MaxTerms || n > commerce.MaxRequestBytes {
+		return filter.Parsed{}, "", r.limitError(merged.Terms, text, n, extra, why)
+	}
+	return merged, text, nil
+}
+
+// requestLength is the length of the longest request target of a window
+// with filter expr: its last page's offset has the most digits.
+func (r filterRoom) requestLength(expr, sort string) int {
+	return commerce.ListRequestLength(r.endpoint.Path, expr, sort, commerce.OffsetLimit, r.pageSize)
+}
+
+// limitError describes a request over the service's filter limits, and
+// what the user can do about it.
+func (r filterRoom) limitError(merged filter.Expr, text string, n int, extra filter.Expr, why string) error {
+	e := &FilterLimitError{Endpoint: r.endpoint.Name, Filter: text, Terms: len(merged), Bytes: n, Why: why}
+	switch {
+	case len(merged) > filter.MaxTerms && len(extra) > 0:
+		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together, or make one of them %s, which the provider's own bound then replaces where it is tighter.",
+			filter.MaxTerms-(len(merged)-filter.MaxTerms), boundHint(extra))
+	case len(merged) > filter.MaxTerms:
+		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together.", filter.MaxTerms)
+	default:
+		e.Fix = fmt.Sprintf("The provider splits an in() of up to %d values over several requests, but not the rest of a filter: use fewer or shorter values elsewhere, or split the list into several data sources.", filter.MaxInValues)
+	}
+	return e
+}
+
+// boundHint names the bounds a user can write so that extra merges into
+// them, e.g. "a ge or gt bound on created_at".
+func boundHint(extra filter.Expr) string {
+	var hints []string
+	seen := map[string]bool{}
+	for _, t := range extra {
+		var h string
+		switch t.Op {
+		case filter.Gt, filter.Ge:
+			h = "a ge or gt bound on " + t.Attribute
+		case filter.Lt, filter.Le:
+			h = "an lt or le bound on " + t.Attribute
+		default:
+			continue
+		}
+		if !seen[h] {
+			seen[h] = true
+			hints = append(hints, h)
+		}
+	}
+	if len(hints) == 0 {
+		return "a bound on the attribute the provider bounds"
+	}
+	return strings.Join(hints, " and ")
+}
+
+// room is what the service's limits leave the filters of endpoint's list
+// requests.
+func (e *Engine) room(endpoint commerce.Endpoint) filterRoom {
+	return filterRoom{endpoint: endpoint, pageSize: e.pageSize}
+}

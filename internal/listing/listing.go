@@ -8,11 +8,15 @@ package listing
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/idset"
 )
 
 // walk is one strategy's pass over a listing: the listing it serves and
@@ -189,4 +193,329 @@ func (q listQuery) createdBeforeFilter(r filterRoom) (filter.Parsed, string) {
 		}
 	}
 	return q.filter, cut
+}
+
+// Where one strategy's records go, each once, in an order the same on
+// every read of the same store.
+
+// sink is where one strategy's records go, each once: the caller's emit
+// (or the catch-up's Late, or a provider-side sort's collection), up to a
+// limit, with the records it already took. A strategy gets a fresh sink,
+// so a strategy that gives up leaves nothing behind for the next.
+// Traversal goroutine.
+type recordSink[T commerce.Record] struct {
+	emit  func(T) error
+	limit int // stop after this many records; 0: all
+	// createdBefore drops records created at or after it (a normalised
+	// timestamp), where the service cannot filter on created_at; dropped
+	// counts them.
+	createdBefore string
+	dropped       int
+	endpoint      commerce.Endpoint
+
+	seen   *idset.Set // ids taken, shared with a catch-up's sink
+	listed int        // records handed to emit
+	// firstKey is the sort key (by key) of the first record taken, for
+	// the catch-up; empty until one is.
+	key      sortKey
+	firstKey string
+
+	sizeHint func() int       // results.total, to size seen once
+	progress func(listed int) // nil: no progress reports
+
+	// byID: the records come in key order from the service, and those that
+	// share a sort value wait in ties until a record with another value
+	// comes (or the pass ends, flush), then go to emit by id. The service
+	// documents no order among ties, and a store may give them in another
+	// order on every request: the provider's order is the same on every
+	// read of the same store.
+	byID   bool
+	tieKey string
+	ties   []T
+}
+
+// accept hands rec to emit unless it was taken already. done is true once
+// the limit is reached.
+func (s *recordSink[T]) accept(rec T) (done bool, err error) {
+	id := rec.RecordID()
+	if s.seen == nil {
+		// Sized once from results.total: growing a set of 100,000 ids
+		// step by step allocates it several times over.
+		hint := 0
+		if s.sizeHint != nil {
+			hint = s.sizeHint()
+		}
+		if s.limit > 0 {
+			hint = min(hint, s.limit)
+		}
+		s.seen = idset.New(min(hint, 1<<21))
+	}
+	if !s.seen.Add(id) {
+		return false, nil // repeated at a window boundary, or moved by an update
+	}
+	if s.createdBefore != "" {
+		if created, err := keyOf(keyFor(s.endpoint, "created_at"), rec); err == nil && created >= s.createdBefore {
+			s.dropped++
+			return false, nil
+		}
+	}
+	if s.firstKey == "" && s.key.attr != "" {
+		s.firstKey, _ = keyOf(s.key, rec)
+	}
+	if !s.byID {
+		return s.take(rec)
+	}
+	k, err := keyOf(s.key, rec)
+	if err != nil {
+		return false, err
+	}
+	if k != s.tieKey {
+		if done, err := s.flush(); done || err != nil {
+			return done, err
+		}
+		s.tieKey = k
+	}
+	s.ties = append(s.ties, rec)
+	return false, nil
+}
+
+// flush hands the waiting ties to emit by id, up to the limit. done is
+// true once the limit is reached.
+func (s *recordSink[T]) flush() (done bool, err error) {
+	slices.SortFunc(s.ties, func(a, b T) int { return strings.Compare(a.RecordID(), b.RecordID()) })
+	for i, rec := range s.ties {
+		if done, err = s.take(rec); done || err != nil {
+			clear(s.ties[i:])
+			break
+		}
+	}
+	s.ties = s.ties[:0]
+	return done, err
+}
+
+// take hands rec to emit and counts it.
+func (s *recordSink[T]) take(rec T) (done bool, err error) {
+	if err := s.emit(rec); err != nil {
+		return false, err
+	}
+	s.listed++
+	if s.progress != nil {
+		s.progress(s.listed)
+	}
+	return s.full(), nil
+}
+
+// full reports whether the limit is reached.
+func (s *recordSink[T]) full() bool { return s.limit > 0 && s.listed >= s.limit }
+
+// quota is what the sink still wants, for planning a window.
+func (s *recordSink[T]) quota() quota {
+	if s.limit <= 0 {
+		return unlimited
+	}
+	return quota{limited: true, left: s.limit - s.listed}
+}
+
+// Keyset windows, for orders the service gives: windows read by offsets,
+// each starting from the sort value of the last record of the one before;
+// and the tie groups no bound on the sort attribute can split, listed on
+// their own, by id, before the traversal goes on strictly after them.
+
+// traverseQuery lists the query's own filter in the sink's key order. Its
+// first page's count is the query's (Stats.Count), and shows whether the service really sorts:
+// one that ignores sort= gives that page out of order, before anything is
+// handed out, so the listing can still switch strategy. Traversal
+// goroutine.
+func (w *walk[T]) traverseQuery(ctx context.Context) error {
+	key := w.out.key
+	win, p0, err := w.openQuery(ctx, key)
+	if err != nil {
+		return err
+	}
+	if bad := disorder(key, p0.Records); bad != "" {
+		return &sortUnusableError{cause: "it ignored sort=" + key.param() + ": " + bad}
+	}
+	return w.traverseFrom(ctx, win)
+}
+
+// traverse lists base in key order: a tie group by id, or a catch-up pass.
+// Traversal goroutine.
+func (w *walk[T]) traverse(ctx context.Context, base filter.Parsed, key sortKey) error {
+	win, err := w.open(ctx, base, key, nil)
+	if err != nil {
+		return err
+	}
+	return w.traverseFrom(ctx, win)
+}
+
+// traverseFrom reads window after window from w on, each from where the
+// one before ended, until the listing is complete. Traversal goroutine.
+func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T]) error {
+	base, key := win.base, win.key
+	for {
+		done, cont, err := w.read(ctx, win, w.out.quota(), w.out.accept)
+		var next filter.Expr
+		switch {
+		case errors.Is(err, errWindowChanged):
+			// Offsets are unreliable while the data changes: read this
+			// window's range again with keyset pages, which depend on no
+			// offset, then go back to parallel offset pages.
+			win.cancel()
+			if next, done, err = w.rereadByKeyset(ctx, base, key, win.bound); err != nil {
+				return w.offsetLimitErrorFor(err, win)
+			}
+		case err != nil:
+			return w.offsetLimitErrorFor(err, win)
+		case done:
+			// The listing is complete, or has MaxResults records.
+		case cont.tie:
+			// A tie group larger than a window: list it on its own, then
+			// go on strictly after it.
+			next, done, err = w.afterTieGroup(ctx, base, key, cont.tieKey, win.expr, fmt.Sprintf("window of %d records", w.windowCap))
+			if err != nil {
+				return err
+			}
+		case cont.next != nil:
+			win = cont.next // prefetched
+			continue
+		default:
+			next = cont.bound
+		}
+		if done {
+			return nil
+		}
+		if win, err = w.open(ctx, base, key, next); err != nil {
+			return err
+		}
+	}
+}
+
+// rereadByKeyset lists up to a window's worth of records from bound on with
+// keyset pages, one after another: each page starts from the last sort
+// value seen, so inserts and deletes cannot make it skip a record. It
+// returns the bound to go on from, or done when the listing is complete: a
+// keyset page is one answer from offset 0, so a short one holds every
+// record its filter matches, whatever the count says. Traversal goroutine.
+func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+	for covered := 0; covered < w.windowCap; {
+		expr, err := w.windowFilter(base, key, bound)
+		if err != nil {
+			return nil, false, err
+		}
+		p, err := w.fetch(ctx, pageRequest{filter: expr, sort: key.param()})
+		if err != nil {
+			return nil, false, err
+		}
+		if bad := disorder(key, p.Records); bad != "" {
+			return nil, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
+		}
+		covered += len(p.Records)
+		for _, rec := range p.Records {
+			if done, err := w.out.accept(rec); done || err != nil {
+				return nil, done, err
+			}
+		}
+		if len(p.Records) < w.pageSize {
+			return nil, true, nil
+		}
+		firstKey, err := keyOf(key, p.Records[0])
+		if err != nil {
+			return nil, false, err
+		}
+		lastKey, err := keyOf(key, p.Records[len(p.Records)-1])
+		if err != nil {
+			return nil, false, err
+		}
+		if firstKey != lastKey {
+			bound = key.from(lastKey)
+			continue
+		}
+		// A tie group fills the page: list it on its own, then go on
+		// strictly after it.
+		next, done, err := w.afterTieGroup(ctx, base, key, lastKey, expr, "page of records")
+		if done || err != nil {
+			return nil, done, err
+		}
+		bound = next
+	}
+	return bound, false, nil
+}
+
+// disorder describes the first pair of records out of k's order, or "" when
+// they are in order or k is an order the client cannot check.
+func disorder[T commerce.Record](k sortKey, recs []T) string {
+	if !k.checked() {
+		return ""
+	}
+	prev := ""
+	for _, rec := range recs {
+		v, err := keyOf(k, rec)
+		if err != nil {
+			return "" // reported as the record's problem when it is read
+		}
+		if prev != "" && k.before(v, prev) {
+			return fmt.Sprintf("%s %s came after %s", k.attr, v, prev)
+		}
+		prev = v
+	}
+	return ""
+}
+
+// afterTieGroup is the step past a tie group that fills a whole unit (a
+// window, or a keyset page) requested with the filter sent, so that no
+// bound on key tells its records apart: it lists the group on its own and
+// returns the bound strictly after it, or done once MaxResults records are
+// listed. Ids are unique, so ids that tie break the contract.
+// Traversal goroutine.
+func (w *walk[T]) afterTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey, sent, unit string) (filter.Expr, bool, error) {
+	if key.attr == idKey.attr {
+		return nil, false, w.contractError("?filter="+sent, "a whole %s has the same id %q", unit, tieKey)
+	}
+	if err := w.listTieGroup(ctx, base, key, tieKey); err != nil {
+		return nil, false, err
+	}
+	if w.out.full() {
+		return nil, true, nil
+	}
+	return key.after(tieKey), false, nil
+}
+
+// listTieGroup lists the records of base whose sort value is tieKey, more
+// than a window holds, so that no bound on key tells them apart: by id
+// where the service sorts and bounds ids, else in windows of the range
+// attribute and sorted here by id, else not at all. Traversal goroutine.
+func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey string) error {
+	tie, _, err := w.narrowed(base, key.equal(tieKey), key.param(),
+		fmt.Sprintf("more than %d records share %s %s, so the provider lists them on their own, bounded by that value", commerce.OffsetLimit, key.attr, tieKey))
+	if err != nil {
+		return err
+	}
+	r := w.kind.Endpoint
+	if r.KeysetCapable(idKey.attr) && !w.e.sortUnusable(r.Path) {
+		return w.traverse(ctx, tie, idKey)
+	}
+	if r.RangeAttribute == "" {
+		return &UnlistableError{Endpoint: r.Name, Total: max(w.stats.Count.Hint(), commerce.OffsetLimit+1), OffsetLimit: commerce.OffsetLimit,
+			Reason: fmt.Sprintf("more than %d %s have %s %s, and the service cannot sort or cut them any finer", commerce.OffsetLimit, r.Name, key.attr, tieKey),
+			Fix:    "narrow the filter so that fewer records share one " + key.attr}
+	}
+	// The group is read whole, whatever the limit: which of its records
+	// come first is known only once they are sorted by id.
+	var group []T
+	err = w.listUnsorted(ctx, tie, func(rec T) (bool, error) {
+		group = append(group, rec)
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := sortRecords(group, idKey); err != nil {
+		return err
+	}
+	for _, rec := range group {
+		if done, err := w.out.accept(rec); done || err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,9 +5,11 @@ package listing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -53,7 +55,7 @@ func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*rea
 	}
 	// A filter that needs no split must parse, and be within the
 	// service's limits on its own; the terms the engine adds later merge
-	// into it (filterlimits.go).
+	// into it (engine.go).
 	if _, _, err := e.room(kind.Endpoint).narrowed(q.Filter, nil, key.param(), ""); err != nil {
 		return nil, err
 	}
@@ -109,4 +111,247 @@ func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T])
 		return listParts(ctx, p.e, p.kind, p.split.Parts, q, to)
 	}
 	return listAll(ctx, p.e, p.kind, q, to)
+}
+
+// The planner of one listing: which strategy lists the query, chosen from
+// the endpoint's row of the capability table and switched once when the
+// service does not sort as the row says.
+
+// list hands every record that matches q.filter to emit, in the order of
+// q.key, each record once. How it reaches them all depends on what the
+// endpoint can do (its Endpoint row of the capability table), confirmed at
+// run time:
+//
+// Keyset windows, where the service sorts by the attribute and filters it by
+// range. The service serves offsets up to OffsetLimit, so the engine lists
+// in windows: a window is the query's filter plus a keyset bound on the sort
+// attribute (none for the first), read by offset pages in parallel. When a
+// window holds more than the offset limit allows, the next one starts from
+// the sort value of its last record ("ge" for ascending, "le"-style for
+// descending). Records that share that value are fetched again at the start
+// of the next window and dropped by id. A tie group too large for a window
+// is listed on its own (see listTieGroup) before the traversal moves past
+// it.
+//
+// Sorted by the provider, for orders the service cannot give: the engine
+// lists everything by an order the service gives, or, where it sorts by
+// nothing, in the service's own order by offset and above the offset limit
+// in windows of the range attribute (see listUnsorted); then it sorts the
+// complete list itself and hands out the first maxResults.
+//
+// A service that refuses sort= (a 400 naming it) or ignores it (the first
+// page out of order) makes the engine switch to the provider-sorted path,
+// once per endpoint and Engine, before any record is handed out.
+//
+// Each page's results.total and record count must match its window's first
+// page; if they do not, records were written during the listing, and the
+// window's range is read again (with sequential keyset pages where the
+// service sorts, which no insert or delete can make skip a record). Records
+// are handed over once, by id.
+//
+// With sort -updated_at, an update moves a record to the front, behind the
+// position already read; a catch-up pass filtered on updated_at finds such
+// records and hands them to to.late.
+//
+// q.filter is within the service's limits: a read's plan checked it, or
+// the engine built it with narrowed.
+func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (listStats, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	r := newWindowReader(e, kind, q.includeJSON)
+	defer func() {
+		// Cancel first, so that queued page requests return at once.
+		cancel()
+		r.sched.close()
+	}()
+	r.maxMatches = idBound(q.filter)
+	l := &listRun[T]{windowReader: r, q: q, to: to}
+	l.q.filter, l.createdBefore = q.createdBeforeFilter(r.filterRoom)
+	l.stats.cutHere = l.createdBefore != ""
+	out, err := l.run(ctx, q.key)
+	return l.finish(ctx, out, err), err
+}
+
+// run lists with the best strategy the capability table allows, and
+// switches once per endpoint and run when the service turns out not to sort
+// as the table says: it refused sort= or ignored it, which shows on the
+// first page, before any record was handed out. Each strategy starts with
+// a fresh sink, so nothing of a failed one carries over. It returns the
+// sink the records went to. Traversal goroutine.
+func (l *listRun[T]) run(ctx context.Context, key sortKey) (*recordSink[T], error) {
+	res := l.kind.Endpoint
+	for switched := false; ; switched = true {
+		out := l.recordSink(ctx)
+		var err error
+		if res.KeysetCapable(key.attr) && !l.e.sortUnusable(res.Path) {
+			l.stats.Strategy = strategyKeyset
+			out.byID = true
+			err = l.walk(out, key).traverseQuery(ctx)
+			// The pass's last ties go out too when it failed: what it read
+			// counts in the error (OffsetLimitError.Listed).
+			if _, ferr := out.flush(); err == nil {
+				err = ferr
+			}
+			if err == nil && key.attr == "updated_at" && key.desc {
+				err = l.catchUp(ctx, out, key)
+			}
+		} else {
+			err = l.sortHere(ctx, out, key)
+		}
+		cause, unusable := sortRefusal(err)
+		var ignored *sortUnusableError
+		if errors.As(err, &ignored) {
+			cause, unusable = ignored.cause, true
+		}
+		// Switch once; another listing on the same engine may have marked
+		// the endpoint while this one read its first page.
+		if !unusable || out.listed > 0 || switched {
+			return out, err
+		}
+		l.e.markSortUnusable(ctx, res.Path, key.param(), cause)
+	}
+}
+
+// An in() too long for one request: the service takes at most
+// commerce.MaxRequestBytes of request target, about 200 ids. A read's plan
+// splits the longest in() of the filter into parts whose requests fit,
+// each a whole number of pages of values where a part holds a page or
+// more (a part of 201 ids would take three pages of 100 for one record
+// more than two hold): filter.SplitIn. The read lists the parts, several
+// at once, and merges them: in the order asked (by value, ties by id),
+// each record once, the total the sum, and max_results over the merged
+// list. A record matches at most one value of an in(), so the parts never
+// share a record; the merge drops a repeated id all the same.
+
+// boundReserve is the room a part leaves for the terms the engine adds to
+// a window's requests (a keyset bound, a tie group's two bounds, a range
+// window's two bounds, the consistency buffer): about 50 bytes each, URL
+// encoded.
+const boundReserve = 256
+
+// splitIn splits the longest in() of expr (a filter of path, sorted by
+// sort) so that every part's requests, with the engine's own bounds, stay
+// within commerce.MaxRequestBytes, every part but the last a whole number
+// of pages of values where it holds a page or more (filter.SplitIn). It
+// returns no parts when the filter fits one request, and fails when no
+// split helps.
+func splitIn(path string, expr filter.Parsed, sort string, pageSize int) (filter.InSplit, error) {
+	fits := func(text string) bool {
+		return commerce.ListRequestLength(path, text, sort, commerce.OffsetLimit, pageSize)+boundReserve <= commerce.MaxRequestBytes
+	}
+	if len(expr.Terms) == 0 || fits(expr.Text()) {
+		return filter.InSplit{}, nil
+	}
+	return filter.SplitIn(expr, fits, pageSize)
+}
+
+// partListing is what one part of a split in() listed.
+type partListing[T commerce.Record] struct {
+	all, late []T
+	stats     listStats
+	err       error
+}
+
+// listParts lists each part of a split in() on its own, as many
+// at once as the engine has workers, and hands to the merged list: sorted
+// by key as sortRecords sorts (ties by id), each id once, at most
+// q.maxResults. Records the parts' catch-ups found go to to.late (to
+// to.emit without it), sorted the same way.
+func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (listStats, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make([]partListing[T], len(parts))
+	slots := make(chan struct{}, e.workers)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error // the first part to fail, before the others were cancelled
+	)
+	for i, part := range parts {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			done[i] = listPart(ctx, e, kind, q, part)
+			if err := done[i].err; err != nil {
+				once.Do(func() { first = fmt.Errorf("part %d of %d of the split in(): %w", i+1, len(parts), err) })
+				cancel() // the read fails: the other parts need not go on
+			}
+		})
+	}
+	wg.Wait()
+	st := listStats{TotalKnown: true, Count: commerce.Count{Method: commerce.CountExact}}
+	var all, late []T
+	for _, d := range done {
+		st.Total += d.stats.Total
+		st.TotalKnown = st.TotalKnown && d.stats.TotalKnown
+		// The parts share no record: their exact counts add up to the
+		// query's.
+		st.Count.N += d.stats.Count.N
+		if !d.stats.Count.Exact() {
+			st.Count.Method = d.stats.Count.Method
+		}
+		st.cutHere = st.cutHere || d.stats.cutHere
+		st.Pages += d.stats.Pages
+		st.Windows += d.stats.Windows
+		st.Strategy = fmt.Sprintf("%s, in %d parts", d.stats.Strategy, len(parts))
+		all, late = append(all, d.all...), append(late, d.late...)
+	}
+	if first != nil {
+		return st, first
+	}
+	return st, emitMerged(all, late, q, to, &st)
+}
+
+// listPart lists one part of the split in().
+func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, part filter.Parsed) partListing[T] {
+	var out partListing[T]
+	q.filter, q.progress = part, false
+	out.stats, out.err = listAll(ctx, e, kind, q, emitters[T]{
+		emit: func(rec T) error { out.all = append(out.all, rec); return nil },
+		late: func(rec T) error { out.late = append(out.late, rec); return nil },
+	})
+	return out
+}
+
+// emitMerged sorts the parts' records and hands them out, each id once.
+func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *listStats) error {
+	maxResults := q.maxResults
+	all, late = uniqueByID(all), uniqueByID(late)
+	if err := sortRecords(all, q.key); err != nil {
+		return err
+	}
+	if err := sortRecords(late, q.key); err != nil {
+		return err
+	}
+	if maxResults > 0 && len(all) > maxResults {
+		all = all[:maxResults]
+	}
+	lateTo := to.late
+	if lateTo == nil {
+		lateTo = to.emit
+	}
+	for _, recs := range []struct {
+		recs []T
+		to   func(T) error
+	}{{all, to.emit}, {late, lateTo}} {
+		for _, rec := range recs.recs {
+			if err := recs.to(rec); err != nil {
+				return err
+			}
+			st.Listed++
+		}
+	}
+	return nil
+}
+
+// uniqueByID keeps the first record of each id.
+func uniqueByID[T commerce.Record](recs []T) []T {
+	seen := make(map[string]struct{}, len(recs))
+	out := recs[:0]
+	for _, rec := range recs {
+		if _, dup := seen[rec.RecordID()]; !dup {
+			seen[rec.RecordID()] = struct{}{}
+			out = append(out, rec)
+		}
+	}
+	return out
 }

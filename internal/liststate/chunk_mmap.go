@@ -18,7 +18,7 @@ import "syscall"
 // on every system) the same read of BenchmarkReadIDs peaked at 191 MiB of
 // RSS against 126 MiB, 1.51 times, measured alternately three runs each:
 // the live heap then outgrows the state, so the collection before the
-// state is written (collector.go) does not run either.
+// state is written (state.go) does not run either.
 func newChunk() chunk {
 	b, err := syscall.Mmap(-1, 0, chunkSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {

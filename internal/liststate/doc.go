@@ -17,7 +17,7 @@
 // against the record type's field (NewEncoder). The bytes are those
 // tftypes would write (same library, same rules: object keys sorted, null
 // for the service's "no value", integers in their smallest form; see
-// msgpack.go); the provider's state_encoder_test.go compares the two byte
+// state.go); the provider's state_encoder_test.go compares the two byte
 // for byte.
 //
 // The state takes the provider's memory: while the listing runs, the

@@ -13,7 +13,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
-// The package's appenders (msgpack.go) against github.com/vmihailenco/msgpack/v5,
+// The package's appenders (state.go) against github.com/vmihailenco/msgpack/v5,
 // the library tftypes itself encodes with, writing the same list state:
 // the attributes of a commerce_orders-like data source (config values,
 // ids, total, the orders with every attribute the provider's orders have)
@@ -21,7 +21,7 @@ import (
 // primitives differ: both walk the same Encoder attributes and getters.
 
 // libraryOrderFields are the provider's order attributes
-// (internal/provider/orders_data_source.go), as liststate fields.
+// (internal/provider/typed_list_data_source.go), as liststate fields.
 func libraryOrderFields() []Field[commerce.Order] {
 	s := func(name string, get func(commerce.Order) string) Field[commerce.Order] {
 		return Field[commerce.Order]{Name: name, String: get}

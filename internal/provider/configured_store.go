@@ -2,11 +2,20 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/cache"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -53,4 +62,139 @@ func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, 
 		"listed": res.Listed, "duration_ms": took.Milliseconds(),
 	})
 	return res, err
+}
+
+// The cache between plans (cache_dir): the engine refreshes the snapshot
+// of an earlier listing, asking the service only what changed
+// (internal/listing's cached.go); internal/cache keeps the snapshots on
+// disk, encrypted and bounded in size. Here the two meet, and a cache
+// that does nothing is said to the user once per plan.
+
+// cacheMaxAgeText is how long an entry is used, in words, for the docs.
+var cacheMaxAgeText = fmt.Sprintf("%.0f hours", cache.DefaultMaxAge.Hours())
+
+// defaultCacheMaxMB is cache_max_mb's default, cache.DefaultMaxBytes in MiB.
+const defaultCacheMaxMB = cache.DefaultMaxBytes >> 20
+
+// openCache opens the cache folder of cache_dir or its variable, bounded
+// by cache_max_mb or its variable; nil when no folder is set. A folder
+// others can write is an error; one that cannot be used otherwise is a
+// warning, and the plan reads without a cache.
+func openCache(ctx context.Context, cfg providerModel, set resolvedConfig) (*diskCache, diag.Diagnostics) {
+	dir, from := cfg.CacheDir.ValueString(), "cache_dir"
+	if cfg.CacheDir.IsNull() {
+		dir, from = os.Getenv(envCacheDir), envCacheDir
+	}
+	maxMB, diags := cacheMaxMB(cfg.CacheMaxMB)
+	if dir == "" || diags.HasError() {
+		return nil, diags
+	}
+	store, err := cache.Open(dir, set.clientSecret, cache.Options{MaxBytes: maxMB << 20})
+	switch {
+	case errors.Is(err, cache.ErrInsecure):
+		diags.AddAttributeError(path.Root("cache_dir"), "Unsafe cache_dir",
+			fmt.Sprintf("The cache folder from %s is refused: %v. Other users who can write a folder can remove or replace what the provider keeps there.", from, err))
+		return nil, diags
+	case err != nil:
+		diags.AddAttributeWarning(path.Root("cache_dir"), "Cache not used",
+			fmt.Sprintf("The cache folder %s (from %s) cannot be used: %v. This run reads every list from the store in full. Make the folder writable, point %s elsewhere, or unset it.", dir, from, err, from))
+		return nil, diags
+	}
+	tflog.Info(ctx, "list results are cached between runs", map[string]any{"cache_dir": dir, "cache_max_mb": maxMB})
+	// The store's identity: the same listing on another store, or as
+	// another client, is another entry.
+	return &diskCache{store: store, dir: dir, scope: set.baseURL + "\x00" + set.clientID}, diags
+}
+
+// cacheMaxMB is cache_max_mb, else its environment variable, which no
+// schema validator sees, else the default.
+func cacheMaxMB(v types.Int64) (int64, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	env := os.Getenv(envCacheMaxMB)
+	switch {
+	case !v.IsNull():
+		return v.ValueInt64(), diags
+	case env == "":
+		return defaultCacheMaxMB, diags
+	}
+	n, err := strconv.ParseInt(env, 10, 64)
+	if err != nil || n < 1 || n > maxCacheMaxMB {
+		diags.AddAttributeError(path.Root("cache_max_mb"), "Invalid cache_max_mb",
+			fmt.Sprintf("%s=%q is not a whole number of MiB from 1 to %d, e.g. %d. Fix or unset the variable, or set cache_max_mb in the provider block.", envCacheMaxMB, env, maxCacheMaxMB, defaultCacheMaxMB))
+	}
+	return n, diags
+}
+
+// maxCacheMaxMB keeps cache_max_mb in bytes far from overflow: 1 PiB.
+const maxCacheMaxMB = 1 << 30
+
+// diskCache is the cache folder as the engine keeps its snapshots: each
+// entry named by the store's identity and the listing's name. It
+// remembers the first entry it failed to save, for one warning per plan.
+type diskCache struct {
+	store      *cache.Store
+	dir, scope string
+
+	mu      sync.Mutex
+	failure error // the first failed save, until it is said
+	said    bool
+}
+
+func (c *diskCache) Load(name string) ([]byte, error) {
+	data, _, err := c.store.Load(c.scope + "\x00" + name)
+	if errors.Is(err, cache.ErrNotFound) {
+		return nil, nil
+	}
+	return data, err
+}
+
+func (c *diskCache) Save(name string, data []byte) error {
+	err := c.store.Save(c.scope+"\x00"+name, data)
+	switch {
+	case errors.Is(err, cache.ErrTooLarge):
+		return fmt.Errorf("%w: %w (cache_max_mb)", listing.ErrNotKept, err)
+	case err != nil:
+		c.mu.Lock()
+		if c.failure == nil {
+			c.failure = err
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// warning is the Terraform warning for a save that failed, once per
+// provider configuration (once per plan), for the first read to finish
+// after it.
+func (c *diskCache) warning() diag.Diagnostics {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failure == nil || c.said {
+		return nil
+	}
+	c.said = true
+	var diags diag.Diagnostics
+	diags.AddWarning("Cache not kept",
+		fmt.Sprintf("A list result could not be saved in the cache folder %s: %v. The reads themselves succeeded; the next plan reads what could not be saved in full. Free space or fix the folder's rights, point cache_dir elsewhere, or unset it. (Said once per plan.)", c.dir, c.failure))
+	return diags
+}
+
+// tfLogger routes the client's log lines to terraform-plugin-log, so that
+// TF_LOG and TF_LOG_PROVIDER control them. The client never hands it
+// credentials or tokens.
+type tfLogger struct{}
+
+func (tfLogger) Debug(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Debug(ctx, msg, fields)
+}
+
+func (tfLogger) Info(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Info(ctx, msg, fields)
+}
+
+func (tfLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Warn(ctx, msg, fields)
 }

@@ -15,16 +15,16 @@
 // A list read, from the top:
 //
 //	server.go         ReadDataSource of a list data source
-//	list_read.go      its inputs and timeout (openListRead), what it lists
-//	                  (the data source's target), then readList: the query
-//	                  (list_query.go) handed to listing.Read once, and the
-//	                  state written by a liststate.Collector
+//	list_read.go      its inputs, checked, and timeout (openListRead), what
+//	                  it lists (the data source's target), then readList:
+//	                  the query handed to listing.Read once, and the state
+//	                  written by a liststate.Collector, within its ceiling
 //	diagnostics.go    the engine's and the transport's errors, in the
 //	                  service's words and with a fix
 //
 // configured_store.go builds the transport (internal/client) and the
-// engine (internal/listing) on it; list_cache.go gives the engine the
-// cache folder (internal/cache); config.go is the provider block's model
+// engine (internal/listing) on it, and gives the engine the cache folder
+// (internal/cache); config.go is the provider block's model
 // and its environment variables. The package knows no HTTP: depguard keeps it
 // from net/http, and it maps the typed errors of the layers below.
 package provider

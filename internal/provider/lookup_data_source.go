@@ -3,20 +3,18 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // lookupDataSource is the one implementation behind commerce_order,
@@ -201,22 +199,6 @@ func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind co
 	return onlyMatch(s, found, matchCount(res, len(found)))
 }
 
-// matchCount says how many records match, for messages: the read's total
-// where it knows it, else the service's count where it is meant to be
-// exact (labelled so, or unlabelled as the documented API sends it), else
-// at least those found (and at least a lower bound).
-func matchCount(res listing.Result, found int) string {
-	switch c := res.Count; {
-	case res.TotalKnown:
-		return strconv.Itoa(res.Total)
-	case c.Steady() && c.N >= found:
-		return strconv.Itoa(c.N)
-	case c.Method == commerce.CountLowerBound && c.N > found:
-		return "at least " + strconv.Itoa(c.N)
-	}
-	return "at least " + strconv.Itoa(found)
-}
-
 // lookupFilter is the filter that searches for value: the expression itself
 // for "filter" (checked and parsed, once), else an exact match on the
 // attribute, quoted so that any text matches as written. searched says
@@ -247,4 +229,19 @@ func onlyMatch[T commerce.Record](s search, found []T, matches string) (T, diag.
 		return zero, diags
 	}
 	return found[0], diags
+}
+
+// newOrderDataSource is commerce_order: one order by id, by a unique attribute, or by a filter.
+func newOrderDataSource() datasource.DataSource {
+	return &lookupDataSource[commerce.Order]{rt: orderType}
+}
+
+// newFileDataSource is commerce_file: one file by id, by a unique attribute, or by a filter.
+func newFileDataSource() datasource.DataSource {
+	return &lookupDataSource[commerce.File]{rt: fileType}
+}
+
+// newAccountDataSource is commerce_account: one account by id, by a unique attribute, or by a filter.
+func newAccountDataSource() datasource.DataSource {
+	return &lookupDataSource[commerce.Account]{rt: accountType}
 }

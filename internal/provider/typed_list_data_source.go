@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -13,10 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // typedListDataSource is the one implementation behind commerce_orders,
@@ -176,4 +176,226 @@ func (d *typedListDataSource[T]) prepareDirect(typ tftypes.Type) (err error) {
 // adapter serves whoever runs the provider through providerserver alone.
 func (d *typedListDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	readThroughDirect(ctx, d, d.client, req, resp)
+}
+
+// field is one typed attribute of a record as Terraform sees it: its
+// name and getter, from which the state is written (liststate.Field), and
+// its description. Declaring them together keeps the schema and the state
+// from drifting apart.
+type field[T commerce.Record] struct {
+	liststate.Field[T]
+	description string
+}
+
+// stringField is a string attribute; the service's empty string is null.
+func stringField[T commerce.Record](name, description string, get func(T) string) field[T] {
+	return field[T]{Field: liststate.Field[T]{Name: name, String: get}, description: description}
+}
+
+// int64Field is a whole-number attribute; a nil value is null.
+func int64Field[T commerce.Record](name, description string, get func(T) *int64) field[T] {
+	return field[T]{Field: liststate.Field[T]{Name: name, Int: get}, description: description}
+}
+
+// boolField is a boolean attribute; a nil value is null.
+func boolField[T commerce.Record](name, description string, get func(T) *bool) field[T] {
+	return field[T]{Field: liststate.Field[T]{Name: name, Bool: get}, description: description}
+}
+
+// value is the attribute of rec as a Terraform value, for the
+// single-record data sources, which the framework reads.
+func (f field[T]) value(rec T) tftypes.Value {
+	switch {
+	case f.Int != nil:
+		return tfInt64(f.Int(rec))
+	case f.Bool != nil:
+		return tfBool(f.Bool(rec))
+	}
+	return tfString(f.String(rec))
+}
+
+// recordFields are the attributes every record has, then the given ones.
+// The id is never null: the client refuses a record without one.
+func recordFields[T commerce.Record](own ...field[T]) []field[T] {
+	return append([]field[T]{
+		stringField("id", "Identifier of the record.", func(rec T) string { return rec.Base().ID }),
+		stringField("created_at", "When the record was created (ISO 8601, as the service reports it).", func(rec T) string { return rec.Base().CreatedAt }),
+	}, own...)
+}
+
+// updatedAt is the last-update time of the record types that have one
+// (files do not).
+func updatedAt[T commerce.Record]() field[T] {
+	return stringField("updated_at", "When the record was last updated (ISO 8601).", func(rec T) string { return rec.Base().UpdatedAt })
+}
+
+// recordType describes how one kind of record maps to Terraform: its
+// attributes, and what identifies a record uniquely.
+type recordType[T commerce.Record] struct {
+	kind   commerce.Kind[T]
+	fields []field[T] // from recordFields; without "json", which depends on include_json
+	// lookupKeys are unique attributes a single-record data source can look
+	// a record up by, besides id and filter.
+	lookupKeys []string
+	// example is a valid filter expression for messages and docs.
+	example string
+}
+
+const jsonField = liststate.JSONAttribute
+
+// stateFields are the fields as the list data sources' state writer takes
+// them.
+func (rt recordType[T]) stateFields() []liststate.Field[T] {
+	out := make([]liststate.Field[T], len(rt.fields))
+	for i, f := range rt.fields {
+		out[i] = f.Field
+	}
+	return out
+}
+
+func (rt recordType[T]) schemaAttributes(optional map[string]bool) map[string]schema.Attribute {
+	out := map[string]schema.Attribute{
+		jsonField: schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: "The record exactly as the service sent it, as a JSON string, for fields the provider does not model (decode it with `jsondecode`). Null unless `include_json = true`, to keep the state small.",
+		},
+	}
+	for _, f := range rt.fields {
+		opt := optional[f.Name]
+		switch {
+		case f.Int != nil:
+			out[f.Name] = schema.Int64Attribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+		case f.Bool != nil:
+			out[f.Name] = schema.BoolAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+		default:
+			out[f.Name] = schema.StringAttribute{Computed: true, Optional: opt, MarkdownDescription: f.description}
+		}
+	}
+	return out
+}
+
+// tfValues are rec's attributes as Terraform values. The state is built
+// from these directly: going through the framework's attr.Value types costs
+// about a thousand allocations per record, which at 100,000 records is most
+// of a plan's memory.
+func (rt recordType[T]) tfValues(rec T, includeJSON bool) map[string]tftypes.Value {
+	vals := make(map[string]tftypes.Value, len(rt.fields)+1)
+	for _, f := range rt.fields {
+		vals[f.Name] = f.value(rec)
+	}
+	vals[jsonField] = nullString
+	if includeJSON {
+		vals[jsonField] = tftypes.NewValue(tftypes.String, rec.Base().JSON)
+	}
+	return vals
+}
+
+var nullString = tftypes.NewValue(tftypes.String, nil)
+
+// tfString, tfInt64 and tfBool turn the service's "no value" (an empty
+// string, an absent number or boolean) into null, so that a configuration
+// can test for it with == null.
+func tfString(v string) tftypes.Value {
+	if v == "" {
+		return nullString
+	}
+	return tftypes.NewValue(tftypes.String, v)
+}
+
+func tfInt64(v *int64) tftypes.Value {
+	if v == nil {
+		return tftypes.NewValue(tftypes.Number, nil)
+	}
+	return tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(*v))
+}
+
+func tfBool(v *bool) tftypes.Value {
+	if v == nil {
+		return tftypes.NewValue(tftypes.Bool, nil)
+	}
+	return tftypes.NewValue(tftypes.Bool, *v)
+}
+
+// stateWith is the data source's state: its configuration with computed
+// attributes filled in.
+func stateWith(config tftypes.Value, computed map[string]tftypes.Value) (tftypes.Value, error) {
+	var configured map[string]tftypes.Value
+	if err := config.As(&configured); err != nil {
+		return tftypes.Value{}, err
+	}
+	// As hands out the configuration's own map: writing into it would
+	// change the configuration too, and the framework compares the two.
+	vals := make(map[string]tftypes.Value, len(configured))
+	for k, v := range configured {
+		vals[k] = v
+	}
+	for k, v := range computed {
+		vals[k] = v
+	}
+	return tftypes.NewValue(config.Type(), vals), nil
+}
+
+var orderType = recordType[commerce.Order]{
+	kind: commerce.Orders,
+	fields: recordFields(
+		updatedAt[commerce.Order](),
+		stringField("status", "Order status, e.g. `incomplete`, `processing`, `complete`, `cancelled`.", func(o commerce.Order) string { return o.Status }),
+		stringField("payment", "Payment status, e.g. `unpaid`, `authorized`, `paid`, `refunded`.", func(o commerce.Order) string { return o.Payment }),
+		stringField("shipping", "Shipping status, e.g. `unfulfilled`, `fulfilled`.", func(o commerce.Order) string { return o.Shipping }),
+		stringField("order_number", "Human-facing order number.", func(o commerce.Order) string { return o.OrderNumber }),
+		stringField("external_ref", "Reference of the order in another system.", func(o commerce.Order) string { return o.ExternalRef }),
+		stringField("customer_name", "Name of the customer.", func(o commerce.Order) string { return o.CustomerName }),
+		stringField("customer_email", "Email address of the customer.", func(o commerce.Order) string { return o.CustomerEmail }),
+		stringField("customer_id", "Id of the customer who placed the order (`relationships.customer`); null for a guest order.", func(o commerce.Order) string { return o.CustomerID }),
+		stringField("account_id", "Id of the account the order was placed for (`relationships.account`); null when it has none.", func(o commerce.Order) string { return o.AccountID }),
+		stringField("currency", "Currency of the amounts, e.g. `USD`.", func(o commerce.Order) string { return o.Currency }),
+		int64Field("amount_with_tax", "Order total including tax, in minor units of `currency` (cents); the service's `meta.display_price.with_tax.amount`, else `meta.with_tax.amount`.", func(o commerce.Order) *int64 { return o.AmountWithTax }),
+		int64Field("amount_without_tax", "Order total before tax, in minor units of `currency`; the service's `meta.display_price.without_tax.amount`, else `meta.without_tax.amount`.", func(o commerce.Order) *int64 { return o.AmountWithoutTax }),
+	),
+	lookupKeys: []string{"order_number", "external_ref"},
+	example:    "ge(created_at,2026-01-01T00:00:00.000Z):eq(status,complete)",
+}
+
+// newOrdersDataSource is commerce_orders.
+func newOrdersDataSource() datasource.DataSource {
+	return &typedListDataSource[commerce.Order]{rt: orderType}
+}
+
+var fileType = recordType[commerce.File]{
+	kind: commerce.Files,
+	fields: recordFields(
+		stringField("file_name", "Name of the file.", func(f commerce.File) string { return f.FileName }),
+		stringField("mime_type", "Media type, e.g. `image/png`.", func(f commerce.File) string { return f.MimeType }),
+		int64Field("file_size", "Size in bytes.", func(f commerce.File) *int64 { return f.FileSize }),
+		int64Field("width", "Width in pixels, for images; null otherwise (`meta.dimensions.width`).", func(f commerce.File) *int64 { return f.Width }),
+		int64Field("height", "Height in pixels, for images; null otherwise (`meta.dimensions.height`).", func(f commerce.File) *int64 { return f.Height }),
+		boolField("public", "Whether the file can be fetched without credentials (deprecated by the service).", func(f commerce.File) *bool { return f.Public }),
+		stringField("href", "Address the file is served from (`link.href`).", func(f commerce.File) string { return f.Href }),
+	),
+	lookupKeys: []string{"file_name"},
+	example:    "like(file_name,invoice-*):ge(file_size,1048576)",
+}
+
+// newFilesDataSource is commerce_files.
+func newFilesDataSource() datasource.DataSource {
+	return &typedListDataSource[commerce.File]{rt: fileType}
+}
+
+var accountType = recordType[commerce.Account]{
+	kind: commerce.Accounts,
+	fields: recordFields(
+		updatedAt[commerce.Account](),
+		stringField("name", "Name of the account.", func(a commerce.Account) string { return a.Name }),
+		stringField("legal_name", "Legal name of the organisation behind the account.", func(a commerce.Account) string { return a.LegalName }),
+		stringField("registration_id", "Company registration identifier.", func(a commerce.Account) string { return a.RegistrationID }),
+		stringField("external_ref", "Reference of the account in another system.", func(a commerce.Account) string { return a.ExternalRef }),
+		stringField("parent_id", "Id of the parent account; null for a top-level account.", func(a commerce.Account) string { return a.ParentID }),
+	),
+	lookupKeys: []string{"name", "legal_name", "registration_id"},
+	example:    `eq(name,"Acme, Inc."):ge(created_at,2026-01-01T00:00:00.000Z)`,
+}
+
+// newAccountsDataSource is commerce_accounts.
+func newAccountsDataSource() datasource.DataSource {
+	return &typedListDataSource[commerce.Account]{rt: accountType}
 }
