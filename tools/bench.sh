@@ -62,8 +62,8 @@ run_provider() {
 }
 
 run_cache() {
-  echo "== BenchmarkPlanThroughCache, BenchmarkReadsOfOneListing, BenchmarkLongIn (load $(loadavg))"
-  go test ./internal/provider -run '^$' -bench '^(BenchmarkPlanThroughCache|BenchmarkReadsOfOneListing|BenchmarkLongIn)$' \
+  echo "== BenchmarkPlanThroughCache, BenchmarkReadsOfOneListing, BenchmarkOneReadAlone, BenchmarkLongIn (load $(loadavg))"
+  go test ./internal/provider -run '^$' -bench '^(BenchmarkPlanThroughCache|BenchmarkReadsOfOneListing|BenchmarkOneReadAlone|BenchmarkLongIn)$' \
     -benchtime "${PROVIDER_BENCHTIME:-3x}" -timeout 60m
 }
 

@@ -9,9 +9,12 @@
 // after the shared work began may depend on a write that this work cannot
 // have seen (in the apply step Terraform applies other resources between
 // reads, and another provider may write to the store). A call therefore
-// gathers joiners for a short moment (Group.Gather) before it starts, and
-// admits none after: every read it serves arrived before it sent anything.
-// A finished call serves nobody; the next read starts afresh.
+// gathers joiners before it starts, and admits none after: every read it
+// serves arrived before it sent anything. It gathers while reads announced
+// together with its own are still on their way (Group.Ahead, Announced),
+// so a read that nobody else announced starts at once; a Group without
+// announcements gathers for a fixed moment (Group.Gather). A finished call
+// serves nobody; the next read starts afresh.
 //
 // The work runs on a context of its own: a reader that gives up (its
 // timeout, or Terraform's interrupt) stops waiting without cancelling the
@@ -34,10 +37,15 @@ import (
 
 // Group coalesces calls by key: J is what a reader brings to the work, V
 // what the work returns to every reader. The zero value gathers for
-// DefaultGather.
+// defaultGather.
 type Group[J, V any] struct {
+	// Ahead, if set, holds the reads announced before they arrive: a call
+	// then gathers only while some of them are still on their way, at
+	// most Gather.
+	Ahead *Announced
 	// Gather is how long a call waits for identical reads before it
-	// starts; 0 takes DefaultGather, a negative value starts at once.
+	// starts (with Ahead, the longest it waits); 0 takes defaultGather, a
+	// negative value starts at once.
 	Gather time.Duration
 
 	// pause waits out the gathering; nil is time.Sleep. Tests end it once
@@ -51,7 +59,8 @@ type Group[J, V any] struct {
 
 // defaultGather is long enough for Terraform's parallel walk to hand over
 // the reads it started together (they arrive within a few milliseconds of
-// each other), and short next to any listing.
+// each other), and short next to any listing. With announcements, a call
+// waits that long only for a read that was announced and never came.
 const defaultGather = 20 * time.Millisecond
 
 type call[J, V any] struct {
@@ -82,6 +91,9 @@ func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx 
 		c.joiners = append(c.joiners, joiner)
 		c.widen(ctx)
 		g.mu.Unlock()
+		// Only now that it has joined: the call may start as soon as
+		// the last announced read is in.
+		Arrive(ctx)
 		v, err := g.wait(ctx, key, c)
 		return v, true, err
 	}
@@ -89,6 +101,7 @@ func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx 
 	c.deadline, c.hasDeadline = ctx.Deadline()
 	g.calls[key] = c
 	g.mu.Unlock()
+	Arrive(ctx)
 
 	go g.run(context.WithoutCancel(ctx), key, c, fn)
 	v, err = g.wait(ctx, key, c)
@@ -121,12 +134,14 @@ func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn fu
 	if gather == 0 {
 		gather = defaultGather
 	}
-	if gather > 0 {
-		pause := g.pause
-		if pause == nil {
-			pause = time.Sleep
-		}
-		pause(gather)
+	switch {
+	case gather < 0:
+	case g.Ahead != nil:
+		g.Ahead.waitArrived(gather)
+	case g.pause != nil:
+		g.pause(gather)
+	default:
+		time.Sleep(gather)
 	}
 	g.mu.Lock()
 	if g.calls[key] == c {

@@ -50,6 +50,12 @@ type Options struct {
 	// that a later read of the same listing asks only what changed
 	// (cached.go).
 	Snapshots Snapshots
+	// Announced, if set, holds the reads announced before they arrive
+	// (the provider announces each data source Terraform validates, which
+	// it does just before reading it): a read waits for the others that
+	// need its listing only while announced reads are still on their way.
+	// Without it nobody announces reads, and none waits for another.
+	Announced *coalesce.Announced
 }
 
 // Snapshots keeps listings' snapshots between runs, by name; where and
@@ -110,8 +116,13 @@ func New(get Getter, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = nopLogger{}
 	}
-	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
-		snapshots: opts.Snapshots}, nil
+	e := &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
+		snapshots: opts.Snapshots}
+	e.reads.Ahead = opts.Announced
+	if opts.Announced == nil {
+		e.reads.Gather = -1
+	}
+	return e, nil
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.

@@ -8,11 +8,13 @@ import (
 	"go/token"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
@@ -45,11 +47,18 @@ func keeper[T commerce.Record](k *kept, failAfter int) Reader[T] {
 	return Reader[T]{Emit: take(&k.ids), Late: take(&k.late)}
 }
 
-// readTogether reads every query at once on e, gathering them into one
-// listing where they need one, and returns what each kept.
+// readTogether reads every query at once on e, as the provider reads the
+// data sources Terraform starts together: each read announced first, then
+// all of them sent, so that they gather into one listing where they need
+// one. It returns what each kept.
 func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Query, failAfter []int) []kept {
-	e.reads.Gather = 300 * time.Millisecond // every read joins, however busy the machine
-	defer func() { e.reads.Gather = 0 }()
+	// However busy the machine, every read announced joins.
+	ahead := &coalesce.Announced{Life: time.Minute}
+	e.reads.Ahead, e.reads.Gather = ahead, time.Minute
+	defer func() { e.reads.Ahead, e.reads.Gather = nil, -1 }()
+	for i := range qs {
+		ahead.Announce(strconv.Itoa(i))
+	}
 	out := make([]kept, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
@@ -58,7 +67,9 @@ func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Quer
 			fail = failAfter[i]
 		}
 		wg.Go(func() {
-			out[i].res, out[i].err = Read(context.Background(), e, kind, q, keeper[T](&out[i], fail))
+			ctx, arrival := coalesce.WithArrival(context.Background(), ahead, strconv.Itoa(i))
+			defer arrival.Arrive()
+			out[i].res, out[i].err = Read(ctx, e, kind, q, keeper[T](&out[i], fail))
 		})
 	}
 	wg.Wait()

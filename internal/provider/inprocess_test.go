@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"maps"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -152,4 +153,37 @@ func whereIn(attribute string, values []tftypes.Value) tftypes.Value {
 		"attribute": str(attribute), "op": str("in"), "value": tftypes.NewValue(tftypes.String, nil),
 		"values": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, values),
 	})})
+}
+
+// readAccountsTogether reads every configuration in sets of
+// commerce_accounts at once, as Terraform reads the data sources it starts
+// together: it validates each configuration first, which announces its
+// read (server.go), then sends the reads in parallel.
+func (p *inProcess) readAccountsTogether(ctx context.Context, t testing.TB, sets []map[string]tftypes.Value) []*tfprotov6.ReadDataSourceResponse {
+	t.Helper()
+	const dataSource = "commerce_accounts"
+	configs := make([]*tfprotov6.DynamicValue, len(sets))
+	for i, set := range sets {
+		configs[i] = dynamicValue(t, nullObject(p.dataSourceType(t, dataSource), set))
+		resp, err := p.server.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: dataSource, Config: configs[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range resp.Diagnostics {
+			t.Fatalf("validate: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	out := make([]*tfprotov6.ReadDataSourceResponse, len(sets))
+	var wg sync.WaitGroup
+	for i := range sets {
+		wg.Go(func() {
+			resp, err := p.server.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: dataSource, Config: configs[i]})
+			if err != nil {
+				t.Error(err)
+			}
+			out[i] = resp
+		})
+	}
+	wg.Wait()
+	return out
 }

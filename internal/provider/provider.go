@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
@@ -39,6 +40,11 @@ type commerceProvider struct {
 	// configured is the client Configure made, for the server's direct
 	// reads (see NewServer); the framework hands it to data sources itself.
 	configured atomic.Pointer[configuredStore]
+	// announced holds the data source reads Terraform has announced by
+	// validating their configuration and not yet sent (server.go), so
+	// that reads of one listing wait for each other only while some are
+	// on their way.
+	announced coalesce.Announced
 }
 
 func (p *commerceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -164,6 +170,7 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if disk != nil {
 		lopts.Snapshots = disk
 	}
+	lopts.Announced = &p.announced
 	c, err := newService(ccfg, lopts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -71,7 +72,44 @@ type directServer struct {
 	direct   map[string]directList
 }
 
+// ValidateDataResourceConfig is the framework's, and announces the read
+// that Terraform sends next for a configuration that passed: Terraform
+// validates a data source's configuration just before it reads it, so the
+// reads it starts together are announced before the first of them arrives,
+// and a read waits for the others that need its listing only while they
+// are on their way (coalesce.Announced).
+func (s *directServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	if err == nil && !hasError(resp.Diagnostics) {
+		s.provider.announced.Announce(readKey(req.TypeName, req.Config))
+	}
+	return resp, err
+}
+
+// readKey pairs a read with its validation: the same data source and the
+// same configuration, byte for byte.
+func readKey(typeName string, config *tfprotov6.DynamicValue) string {
+	if config == nil {
+		return typeName
+	}
+	return typeName + "\x00" + string(config.MsgPack) + string(config.JSON)
+}
+
+func hasError(diags []*tfprotov6.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadDataSource carries the read's announcement, which the engine takes
+// back once the read has joined or opened its listing, and this once the
+// read is over whatever became of it.
 func (s *directServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	ctx, arrival := coalesce.WithArrival(ctx, &s.provider.announced, readKey(req.TypeName, req.Config))
+	defer arrival.Arrive()
 	l, ok := s.direct[req.TypeName]
 	if !ok || req.Config == nil {
 		return s.ProviderServer.ReadDataSource(ctx, req)
