@@ -161,9 +161,9 @@ func (c *Collector[T]) State(config tftypes.Value, records string, total int, kn
 	if known {
 		totalValue = tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(total)))
 	}
-	state, err := encodeState(config, map[string]encodedList{
-		"ids":   {late: &c.lateIDs, main: &c.ids, limit: c.opts.MaxResults},
-		records: {late: &c.lateRecords, main: &c.records, limit: c.opts.MaxResults, null: !c.opts.IncludeRecords},
+	state, err := encodeState(config, map[string]splice{
+		"ids":   encodedList{late: &c.lateIDs, main: &c.ids, limit: c.opts.MaxResults},
+		records: encodedList{late: &c.lateRecords, main: &c.records, limit: c.opts.MaxResults, null: !c.opts.IncludeRecords},
 	}, map[string]tftypes.Value{
 		"total": totalValue,
 	})
@@ -290,11 +290,67 @@ func (l encodedList) appendTo(dst []byte) []byte {
 	return l.main.appendItems(dst, main)
 }
 
-// encodeState is the msgpack of a list data source's state: the
-// configuration's values, with the computed attributes given as encoded
-// lists (ids, the records) or values (total) in their place. Allocates the
-// state once, at its exact size.
-func encodeState(config tftypes.Value, lists map[string]encodedList, values map[string]tftypes.Value) ([]byte, error) {
+// splice is a computed attribute's value, encoded already: a list
+// (encodedList) or one value (encodedValue).
+type splice interface {
+	size() int
+	appendTo(dst []byte) []byte
+}
+
+// encodedValue is one value's msgpack.
+type encodedValue []byte
+
+func (v encodedValue) size() int                  { return len(v) }
+func (v encodedValue) appendTo(dst []byte) []byte { return append(dst, v...) }
+
+// RecordState is the msgpack state of a data source that holds one record
+// at its top level (a lookup): its configuration's values, with each
+// attribute a field names, and json, written from rec as a list writes
+// each of its records. It is the one way the provider writes a record's
+// state, in a list or alone.
+func RecordState[T commerce.Record](config tftypes.Value, fields []Field[T], rec T, includeJSON bool) ([]byte, error) {
+	typ, ok := config.Type().(tftypes.Object)
+	if !ok {
+		return nil, fmt.Errorf("configuration of type %s, not an object", config.Type())
+	}
+	if err := CheckRecordFields(config.Type(), fields); err != nil {
+		return nil, err
+	}
+	computed := make(map[string]splice, len(fields)+1)
+	for i := range fields {
+		computed[fields[i].Name] = encodedValue(appendField(nil, &fields[i], rec))
+	}
+	if _, ok := typ.AttributeTypes[JSONAttribute]; ok {
+		json := []byte{msgpackNil}
+		if includeJSON {
+			json = appendString(nil, rec.Base().JSON)
+		}
+		computed[JSONAttribute] = encodedValue(json)
+	}
+	return encodeState(config, computed, nil)
+}
+
+// CheckRecordFields reports a field that typ, the schema's type of a data
+// source holding one record at its top level, lacks or types otherwise:
+// a bug, reported when the provider server starts.
+func CheckRecordFields[T commerce.Record](typ tftypes.Type, fields []Field[T]) error {
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		return fmt.Errorf("schema type %s is not an object", typ)
+	}
+	for _, f := range fields {
+		if t, ok := obj.AttributeTypes[f.Name]; !ok || !t.Is(f.Type()) {
+			return fmt.Errorf("field %q is %s, the schema's attribute %v", f.Name, f.Type(), t)
+		}
+	}
+	return nil
+}
+
+// encodeState is the msgpack of a data source's state: the
+// configuration's values, with the computed attributes given encoded
+// already (lists of ids and records, a record's fields) or as values
+// (total) in their place. Allocates the state once, at its exact size.
+func encodeState(config tftypes.Value, lists map[string]splice, values map[string]tftypes.Value) ([]byte, error) {
 	typ, ok := config.Type().(tftypes.Object)
 	if !ok {
 		return nil, fmt.Errorf("configuration of type %s, not an object", config.Type())
@@ -452,22 +508,27 @@ func (e Encoder[T]) appendRecord(dst []byte, rec T, includeJSON bool) []byte {
 	dst = appendMapLen(dst, len(e.attrs))
 	for _, a := range e.attrs {
 		dst = appendString(dst, a.name)
-		switch f := a.field; {
-		case f == nil:
-			if includeJSON {
-				dst = appendString(dst, rec.Base().JSON)
-			} else {
-				dst = append(dst, msgpackNil)
-			}
-		case f.Int != nil:
-			dst = appendInt(dst, f.Int(rec))
-		case f.Bool != nil:
-			dst = appendBool(dst, f.Bool(rec))
+		switch {
+		case a.field != nil:
+			dst = appendField(dst, a.field, rec)
+		case includeJSON:
+			dst = appendString(dst, rec.Base().JSON)
 		default:
-			dst = appendStringOrNil(dst, f.String(rec))
+			dst = append(dst, msgpackNil)
 		}
 	}
 	return dst
+}
+
+// appendField appends f's value of rec.
+func appendField[T commerce.Record](dst []byte, f *Field[T], rec T) []byte {
+	switch {
+	case f.Int != nil:
+		return appendInt(dst, f.Int(rec))
+	case f.Bool != nil:
+		return appendBool(dst, f.Bool(rec))
+	}
+	return appendStringOrNil(dst, f.String(rec))
 }
 
 // The few msgpack forms a state needs, appended to a byte slice without

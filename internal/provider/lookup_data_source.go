@@ -9,12 +9,15 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // lookupDataSource is the one implementation behind commerce_order,
@@ -115,42 +118,55 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 	}
 }
 
+// Read is the framework's Read: the server reads a lookup directly
+// (readDirect), as it reads a list.
 func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	name, value, ok, diags := d.selected(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
+	readThroughDirect(ctx, d, d.client, req, resp)
+}
+
+// prepareDirect checks at the server's start that the schema holds every
+// field of the record type, as the state writes them.
+func (d *lookupDataSource[T]) prepareDirect(typ tftypes.Type) error {
+	return liststate.CheckRecordFields(typ, d.rt.stateFields())
+}
+
+// readDirect looks the one record up and writes the state: the
+// configuration with the record's attributes, as liststate writes each
+// record of a list.
+func (d *lookupDataSource[T]) readDirect(ctx context.Context, c *configuredStore, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	name, value, ok, diags := d.selected(ctx, cfg)
 	var includeJSON types.Bool
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("include_json"), &includeJSON)...)
-	if resp.Diagnostics.HasError() || !ok {
-		return
+	diags.Append(cfg.GetAttribute(ctx, path.Root("include_json"), &includeJSON)...)
+	if diags.HasError() || !ok {
+		return nil, diags
 	}
-	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel, more := withReadTimeout(ctx, cfg)
+	diags.Append(more...)
 	defer cancel()
-	if resp.Diagnostics.HasError() {
-		return
+	if diags.HasError() {
+		return nil, diags
 	}
 	var rec T
 	if name == "id" {
-		rec, diags = d.byID(ctx, value, includeJSON.ValueBool())
+		rec, more = d.byID(ctx, c, value, includeJSON.ValueBool())
 	} else {
-		rec, diags = d.bySearch(ctx, name, value, includeJSON.ValueBool())
+		rec, more = d.bySearch(ctx, c, name, value, includeJSON.ValueBool())
 	}
-	resp.Diagnostics.Append(diags...)
+	diags.Append(more...)
 	if diags.HasError() {
-		return
+		return nil, diags
 	}
-	state, err := stateWith(req.Config.Raw, d.rt.tfValues(rec, includeJSON.ValueBool()))
+	state, err := liststate.RecordState(cfg.Raw, d.rt.stateFields(), rec, includeJSON.ValueBool())
 	if err != nil {
-		resp.Diagnostics.AddError("Internal error", err.Error())
-		return
+		diags.AddError("Internal error", err.Error())
 	}
-	resp.State.Raw = state
+	return state, diags
 }
 
-func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON bool) (T, diag.Diagnostics) {
+func (d *lookupDataSource[T]) byID(ctx context.Context, c *configuredStore, id string, includeJSON bool) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	r := d.rt.kind.Endpoint
-	rec, err := listing.Lookup(ctx, d.client.engine, d.rt.kind, id, includeJSON)
+	rec, err := listing.Lookup(ctx, c.engine, d.rt.kind, id, includeJSON)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
@@ -163,13 +179,13 @@ func (d *lookupDataSource[T]) byID(ctx context.Context, id string, includeJSON b
 
 // bySearch finds the one record whose attribute name (a lookup key, or
 // "filter" for a filter expression) matches value.
-func (d *lookupDataSource[T]) bySearch(ctx context.Context, name, value string, includeJSON bool) (T, diag.Diagnostics) {
+func (d *lookupDataSource[T]) bySearch(ctx context.Context, c *configuredStore, name, value string, includeJSON bool) (T, diag.Diagnostics) {
 	expr, searched, diags := lookupFilter(name, value, &d.rt.kind.Endpoint, d.rt.example)
 	if diags.HasError() {
 		var zero T
 		return zero, diags
 	}
-	return findOne(ctx, d.client, d.rt.kind, search{
+	return findOne(ctx, c, d.rt.kind, search{
 		endpoint: d.rt.kind.Endpoint, attr: name, expr: expr, searched: searched, lister: "commerce_" + d.rt.kind.Name,
 	}, includeJSON)
 }

@@ -11,11 +11,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 )
 
 // recordDataSource is commerce_record: one record of any list endpoint, by id or
@@ -101,47 +104,59 @@ func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.Va
 	}
 }
 
+// Read is the framework's Read: the server reads commerce_record directly
+// (readDirect), as it reads a list.
 func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	a, diags := getRecordArgs(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel, diags := withReadTimeout(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
+	readThroughDirect(ctx, d, d.client, req, resp)
+}
+
+// prepareDirect checks at the server's start that the schema holds every
+// field of a record of any endpoint.
+func (d *recordDataSource) prepareDirect(typ tftypes.Type) error {
+	return liststate.CheckRecordFields(typ, genericType.stateFields())
+}
+
+// readDirect looks the one record up and writes the state: the
+// configuration with the record's attributes and its JSON.
+func (d *recordDataSource) readDirect(ctx context.Context, c *configuredStore, cfg tfsdk.Config) ([]byte, diag.Diagnostics) {
+	a, diags := getRecordArgs(ctx, cfg)
+	ctx, cancel, more := withReadTimeout(ctx, cfg)
+	diags.Append(more...)
 	defer cancel()
-	if resp.Diagnostics.HasError() {
-		return
+	if diags.HasError() {
+		return nil, diags
 	}
 	p := a.path.ValueString()
 	if err := commerce.ValidateListPath(p); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid path", err.Error()+".")
-		return
+		diags.AddAttributeError(path.Root("path"), "Invalid path", err.Error()+".")
+		return nil, diags
 	}
 	var rec commerce.Generic
 	if !a.id.IsNull() {
-		rec, diags = d.byID(ctx, p, a.id.ValueString())
+		rec, more = recordByID(ctx, c, p, a.id.ValueString())
 	} else {
-		rec, diags = d.byFilter(ctx, p, a.filter.ValueString())
+		rec, more = recordByFilter(ctx, c, p, a.filter.ValueString())
 	}
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	diags.Append(more...)
+	if diags.HasError() {
+		return nil, diags
 	}
-	state, err := stateWith(req.Config.Raw, genericType.tfValues(rec, true))
+	state, err := liststate.RecordState(cfg.Raw, genericType.stateFields(), rec, true)
 	if err != nil {
-		resp.Diagnostics.AddError("Internal error", err.Error())
-		return
+		diags.AddError("Internal error", err.Error())
 	}
-	resp.State.Raw = state
+	return state, diags
 }
 
-// byID reads p/{id}; a GET by id needs nothing of what the endpoint can
+// recordByID reads p/{id}; a GET by id needs nothing of what the endpoint can
 // list by, so it asks no probe.
-func (d *recordDataSource) byID(ctx context.Context, p, id string) (commerce.Generic, diag.Diagnostics) {
+func recordByID(ctx context.Context, c *configuredStore, p, id string) (commerce.Generic, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	r, known := commerce.EndpointForPath(p)
 	if !known {
 		r = commerce.Endpoint{Name: p, Singular: "record", Path: p}
 	}
-	rec, err := listing.Lookup(ctx, d.client.engine, commerce.GenericKind(r), id, true)
+	rec, err := listing.Lookup(ctx, c.engine, commerce.GenericKind(r), id, true)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), "Record not found", fmt.Sprintf("%s has no record with id %q: %v", p, id, err))
@@ -151,9 +166,9 @@ func (d *recordDataSource) byID(ctx context.Context, p, id string) (commerce.Gen
 	return rec, diags
 }
 
-// byFilter finds the one record of p that matches expr.
-func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commerce.Generic, diag.Diagnostics) {
-	r, known, err := d.client.engine.EndpointFor(ctx, p)
+// recordByFilter finds the one record of p that matches expr.
+func recordByFilter(ctx context.Context, c *configuredStore, p, expr string) (commerce.Generic, diag.Diagnostics) {
+	r, known, err := c.engine.EndpointFor(ctx, p)
 	if err != nil {
 		return commerce.Generic{}, diag.Diagnostics{errorDiagnostic(ctx, "find out how to list "+p, err)}
 	}
@@ -163,7 +178,7 @@ func (d *recordDataSource) byFilter(ctx context.Context, p, expr string) (commer
 		return commerce.Generic{}, diags
 	}
 	r.Singular = "record"
-	return findOne(ctx, d.client, commerce.GenericKind(r), search{
+	return findOne(ctx, c, commerce.GenericKind(r), search{
 		endpoint: r, attr: "filter", expr: parsed, searched: "the filter " + expr, lister: fmt.Sprintf("commerce_list with path = %q", p),
 	}, true)
 }

@@ -17,17 +17,18 @@ import (
 )
 
 // NewServer is the provider's protocol-6 server, which the binary serves:
-// the framework's server for everything (schemas, validation, configuration,
-// the single-record data sources), except that ReadDataSource of the list
-// data sources writes their state as msgpack directly (see
-// state_encoder.go). For 100,000 records that is the difference between
-// gigabytes of value trees and one buffer the size of the state.
+// the framework's server for everything (schemas, validation, configuration),
+// except that ReadDataSource of every data source, lists and lookups alike,
+// writes the state as msgpack directly (internal/liststate): the one way
+// the provider writes state. For 100,000 records that is the difference
+// between gigabytes of value trees and one buffer the size of the state.
 //
-// The framework's Read of a list data source is an adapter over the same
+// The framework's Read of each data source is an adapter over the same
 // readDirect (list_read.go), for whoever serves the provider through
 // providerserver alone. Tests hold the direct state to the framework's own
-// encoding of the same values (list_state_test.go) and the wrapper's
-// answers to the framework's (framework_upgrade_test.go).
+// encoding of the same values (list_state_test.go,
+// record_state_test.go) and the wrapper's answers to the framework's
+// (framework_upgrade_test.go).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		ctx := context.Background()
