@@ -2,8 +2,9 @@ package client
 
 // The transport's tests drive it with the listing engine, as the provider
 // does: a listing is the workload that shows retries, throttling and
-// tokens at scale. These helpers run one the way the provider's list read
-// does (listing.Read, its requests counted in a Trace of its context).
+// tokens at scale. These helpers run one on the engine alone, its
+// requests counted as the provider counts a read's (a Trace of its
+// context).
 
 import (
 	"context"
@@ -19,7 +20,7 @@ type ListQuery = listing.Query
 
 // ListStats is what the engine and the transport counted of one listing.
 type ListStats struct {
-	listing.Result
+	listing.Stats
 	TraceStats
 }
 
@@ -39,9 +40,13 @@ func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[
 	}
 	ctx, t := WithTrace(ctx)
 	start := time.Now()
-	res, err := listing.Read(ctx, e, kind, q, listing.Reader[T]{Emit: emit})
+	l, err := listing.Plan(e, kind, q)
+	if err != nil {
+		return ListStats{}, err
+	}
+	st, err := l.Read(ctx, l.Need([]ListQuery{q}), listing.Reader[T]{Emit: emit})
 	counted, err := c.Finish(ctx, t, kind.Name, kind.Path, time.Since(start), err)
-	return ListStats{Result: res, TraceStats: counted}, err
+	return ListStats{Stats: st, TraceStats: counted}, err
 }
 
 // Get looks one record up through c.

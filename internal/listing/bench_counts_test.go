@@ -42,10 +42,10 @@ func onePlan(ctx context.Context, e *Engine, srv *emulator.Server) (int, error) 
 	var errOrders, errAccounts error
 	var orders, accounts int
 	wg.Go(func() {
-		_, errOrders = Read(ctx, e, commerce.Orders, Query{}, Reader[commerce.Order]{Emit: func(commerce.Order) error { orders++; return nil }})
+		_, errOrders = readOnce(ctx, e, commerce.Orders, Query{}, Reader[commerce.Order]{Emit: func(commerce.Order) error { orders++; return nil }})
 	})
 	wg.Go(func() {
-		_, errAccounts = Read(ctx, e, commerce.Accounts, Query{}, Reader[commerce.Account]{Emit: func(commerce.Account) error { accounts++; return nil }})
+		_, errAccounts = readOnce(ctx, e, commerce.Accounts, Query{}, Reader[commerce.Account]{Emit: func(commerce.Account) error { accounts++; return nil }})
 	})
 	wg.Wait()
 	switch {

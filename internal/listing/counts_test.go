@@ -5,7 +5,6 @@ package listing
 // is the truth or says it is not known. A count never ends a list.
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -21,48 +20,19 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
-// countings are the ways a store may count, as the issue of lazy counts
-// names them, each with page[total_method]=exact honoured and not.
-func countings() map[string]emulator.Counting {
-	base := map[string]emulator.Counting{
-		"exact unlabelled":             {},
-		"exact":                        {Method: emulator.CountExact},
-		"lower bound 1000":             {Method: emulator.CountLowerBound, Cap: 1000},
-		"lower bound 10000":            {Method: emulator.CountLowerBound, Cap: 10000},
-		"lower bound 1000 unlabelled":  {Method: emulator.CountLowerBound, Cap: 1000, Unlabelled: true},
-		"lower bound 10000 unlabelled": {Method: emulator.CountLowerBound, Cap: 10000, Unlabelled: true},
-		"observed":                     {Method: emulator.CountObserved},
-		"estimate 10%":                 {Method: emulator.CountEstimate, Percent: 10},
-		"none":                         {Method: emulator.CountNone},
-	}
-	out := map[string]emulator.Counting{}
-	for name, c := range base {
-		out[name] = c
-		c.IgnoreExact = true
-		out[name+", exact not honoured"] = c
-	}
-	return out
-}
-
-// exactWhenAsked reports whether a store counting as c answers
-// page[total_method]=exact with a count labelled exact.
-func exactWhenAsked(c emulator.Counting) bool {
-	return !c.IgnoreExact || c.Method == emulator.CountExact
-}
-
 // readCase is one read of the count matrix.
 type readCase struct {
 	name string
 	read func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting)
 }
 
-// readExact reads q of kind through Read, as a data source does, and
+// readExact reads q of kind on the engine alone (readOnce), and
 // checks the ids against the emulator's answer and the total against
 // what the read may know.
 func readExact[T commerce.Record](t *testing.T, e *Engine, srv *emulator.Server, kind commerce.Kind[T], q Query, c emulator.Counting) {
 	t.Helper()
 	var got []string
-	res, err := Read(context.Background(), e, kind, q, Reader[T]{Emit: func(r T) error { got = append(got, r.RecordID()); return nil }})
+	res, err := readOnce(context.Background(), e, kind, q, Reader[T]{Emit: func(r T) error { got = append(got, r.RecordID()); return nil }})
 	if err != nil {
 		t.Fatalf("%+v: %v", q, err)
 	}
@@ -78,11 +48,11 @@ func readExact[T commerce.Record](t *testing.T, e *Engine, srv *emulator.Server,
 	switch {
 	case !cut && (!res.TotalKnown || res.Total != len(all)):
 		t.Errorf("%+v: total %d (known %v), want the %d listed", q, res.Total, res.TotalKnown, len(all))
-	case cut && q.CountMatches && exactWhenAsked(c) && (!res.TotalKnown || res.Total != len(all)):
+	case cut && q.CountMatches && emulatortest.ExactWhenAsked(c) && (!res.TotalKnown || res.Total != len(all)):
 		t.Errorf("%+v: total %d (known %v), want the service's exact %d", q, res.Total, res.TotalKnown, len(all))
 	case cut && res.TotalKnown && res.Total != len(all):
 		t.Errorf("%+v: total %d given as known, but %d match", q, res.Total, len(all))
-	case cut && !exactWhenAsked(c) && res.TotalKnown:
+	case cut && !emulatortest.ExactWhenAsked(c) && res.TotalKnown:
 		t.Errorf("%+v: total %d given as known from a count the service did not say is exact", q, res.Total)
 	}
 }
@@ -126,7 +96,7 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 		}},
 		{"a long in() split into parts", func(t *testing.T, e *Engine, srv *emulator.Server, _ emulator.Counting) {
 			var got []string
-			res, err := Read(context.Background(), e, commerce.Accounts, Query{Filter: mustFilter("in(id," + strings.Join(ids, ",") + ")")},
+			res, err := readOnce(context.Background(), e, commerce.Accounts, Query{Filter: mustFilter("in(id," + strings.Join(ids, ",") + ")")},
 				Reader[commerce.Account]{Emit: func(a commerce.Account) error { got = append(got, a.ID); return nil }})
 			if want := wantAmong(t, srv, ids, "created_at"); err != nil || !slices.Equal(got, want) || !res.TotalKnown || res.Total != len(want) {
 				t.Fatalf("listed %d (total %d, known %v, %v), want the %d in order; first difference at %d",
@@ -137,20 +107,6 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 			one := srv.Accounts()[24000]
 			readExact(t, e, srv, commerce.Accounts, Query{Filter: mustFilter("eq(id," + one.ID + ")"), MaxResults: 2}, c)
 			readExact(t, e, srv, commerce.Orders, Query{Filter: mustFilter("eq(status,complete)"), MaxResults: 2}, c)
-		}},
-		{"reads sharing one listing", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
-			qs := []Query{{}, {IncludeJSON: true}, {MaxResults: 7, CountMatches: true}, {MaxResults: 12000}}
-			all := wantIDs(t, srv, commerce.Accounts.Endpoint, "", "")
-			for i, got := range readTogether(e, commerce.Accounts, qs, nil) {
-				want := all[:min(len(all), cmp.Or(qs[i].MaxResults, len(all)))]
-				if got.err != nil || !slices.Equal(got.ids, want) {
-					t.Fatalf("%+v: %d ids (%v), want %d; first difference at %d", qs[i], len(got.ids), got.err, len(want), firstDiff(got.ids, want))
-				}
-				wantKnown := qs[i].MaxResults == 0 || qs[i].CountMatches && exactWhenAsked(c)
-				if got.res.TotalKnown != wantKnown || got.res.TotalKnown && got.res.Total != len(all) {
-					t.Errorf("%+v: total %d (known %v), want %d known %v", qs[i], got.res.Total, got.res.TotalKnown, len(all), wantKnown)
-				}
-			}
 		}},
 		{"an endpoint the provider does not know", func(t *testing.T, e *Engine, srv *emulator.Server, c emulator.Counting) {
 			ep, err := e.Probe(context.Background(), "/v2/members")
@@ -164,7 +120,7 @@ func TestEveryStrategyEveryCountMethod(t *testing.T) {
 			readExact(t, e, srv, commerce.GenericKind(ep), Query{Sort: "-created_at"}, c)
 		}},
 	}
-	for name, counting := range countings() {
+	for name, counting := range emulatortest.Countings() {
 		t.Run(name, func(t *testing.T) {
 			srv.SetCounting(counting)
 			for _, rc := range cases {
@@ -246,49 +202,6 @@ func randomQuery(rng *rand.Rand) randomRead {
 		r.CountMatches = rng.IntN(2) == 0
 	}
 	return r
-}
-
-// TestCacheEveryCountMethod: a cached read after creates, updates and
-// deletes is exact at every store. Where the service answers
-// page[total_method]=exact with an exact count, the cache refreshes;
-// elsewhere it reads in full and says why.
-func TestCacheEveryCountMethod(t *testing.T) {
-	longTest(t)
-	for name, counting := range countings() {
-		t.Run(name, func(t *testing.T) {
-			srv := emulatortest.Start(t, emulator.Options{Accounts: 4000, Orders: -1, Files: -1, Counting: counting})
-			// Pages of 20 make 4,000 accounts 200 pages, where a refresh
-			// that finds 2 deletes pays.
-			e := newClient(t, srv, func(c *testConfig) { c.PageSize = 20 })
-			q := Query{Sort: "-updated_at"}
-			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
-			ids := srv.Accounts()
-			for i := range 20 {
-				if err := srv.Update("accounts", ids[(i*397)%len(ids)].ID); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for i := range 2 {
-				if err := srv.Delete("accounts", ids[100+i*1911].ID); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for range 10 {
-				if _, err := srv.Insert("accounts"); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
-			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
-			sameResult(t, got, stats.Total, want, wantStats.Total)
-			switch {
-			case exactWhenAsked(counting) && stats.Cache != cacheRefreshed:
-				t.Errorf("%s (%s), %d requests; want a refresh where the service counts exactly when asked", stats.Cache, stats.CacheReason, requests)
-			case !exactWhenAsked(counting) && (stats.Cache != cacheFull || !strings.Contains(stats.CacheReason, "did not count exactly")):
-				t.Errorf("%s (%s); want a full read that says the count was not exact", stats.Cache, stats.CacheReason)
-			}
-		})
-	}
 }
 
 // TestLimitedReadsReadAheadPastALowCount: a read cut at max_results at a

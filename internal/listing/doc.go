@@ -25,12 +25,16 @@
 //     the service's own order, cut into ranges above the offset limit),
 //     providersort.go (every record, then sorted here), catchup.go (the
 //     records sort -updated_at moved behind the position read);
-//   - plan.go: one read planned once (the sort, a long in() in parts) and
-//     the planner, which picks the strategy of one listing;
-//   - cached.go, read.go: the cache between runs; Read, the one call a data
-//     source's read makes, and the reads that share one listing;
+//   - plan.go: one read planned once (Plan: the sort, a long in() in
+//     parts), what its readers need of it together, the listing read in
+//     full (Listing.Read), and the planner, which picks the strategy;
+//   - source.go: what the cache's refresh asks of a listing besides:
+//     a count, a first page, ranges read whole (refresh.Source);
 //   - probe.go, lookup.go: endpoints the capability table does not know,
 //     and one record by id.
+//
+// Sharing a listing between reads and serving it from the cache are
+// around the engine, in internal/reads: the engine knows neither.
 //
 // One Engine serves every data source of a provider configuration and
 // remembers what it learned of the endpoints while it lives.

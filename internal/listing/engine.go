@@ -11,9 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
@@ -46,33 +44,7 @@ type Options struct {
 	// 0 takes 8.
 	MaxParallelRequests int
 	Logger              Logger
-	// Snapshots, if set, keeps each listing's snapshot between runs, so
-	// that a later read of the same listing asks only what changed
-	// (cached.go).
-	Snapshots Snapshots
-	// Announced, if set, holds the reads announced before they arrive
-	// (the provider announces each data source Terraform validates, which
-	// it does just before reading it): a read waits for the others that
-	// need its listing only while announced reads are still on their way.
-	// Without it nobody announces reads, and none waits for another.
-	Announced *coalesce.Announced
 }
-
-// Snapshots keeps listings' snapshots between runs, by name; where and
-// how is the caller's business (the provider's cache_dir).
-type Snapshots interface {
-	// Load returns what Save kept under name: nil and no error when there
-	// is nothing, an error when what is there cannot be used.
-	Load(name string) ([]byte, error)
-	// Save keeps data under name. An error wrapping ErrNotKept is a
-	// snapshot the store chose not to keep (larger than its bound), which
-	// the engine says at INFO; any other error is a store that failed.
-	Save(name string, data []byte) error
-}
-
-// ErrNotKept is how Snapshots.Save declines a snapshot it could keep no
-// room for.
-var ErrNotKept = errors.New("snapshot not kept")
 
 // Engine lists and looks up records through a Getter. One Engine serves
 // every data source of a provider configuration, and remembers what it
@@ -80,17 +52,10 @@ var ErrNotKept = errors.New("snapshot not kept")
 // refused or ignored a sort, and what a probe found out about endpoints
 // the capability table does not know. It is safe for concurrent use.
 type Engine struct {
-	get       Getter
-	pageSize  int
-	workers   int
-	log       Logger
-	snapshots Snapshots
-
-	// reads lets the reads that need one listing share it (read.go).
-	reads coalesce.Group[any, sharedRun]
-	// plans counts the reads planned, for the tests that hold a read to
-	// one plan.
-	plans atomic.Int64
+	get      Getter
+	pageSize int
+	workers  int
+	log      Logger
 
 	// unsortable holds the endpoints (by path) that refused or ignored a
 	// sort the capability table promised: listed without sort from then on.
@@ -116,13 +81,7 @@ func New(get Getter, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = nopLogger{}
 	}
-	e := &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
-		snapshots: opts.Snapshots}
-	e.reads.Ahead = opts.Announced
-	if opts.Announced == nil {
-		e.reads.Gather = -1
-	}
-	return e, nil
+	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger}, nil
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.

@@ -83,7 +83,7 @@ type contractCase struct {
 	when        func(r *http.Request) bool
 	mutate      func(doc map[string]any)
 	maxRequests int
-	check       func(t *testing.T, srv *emulator.Server, got []string, stats listStats, err error)
+	check       func(t *testing.T, srv *emulator.Server, got []string, stats Stats, err error)
 }
 
 func runContractCase(t *testing.T, cc contractCase) {
@@ -127,8 +127,8 @@ func runContractCase(t *testing.T, cc contractCase) {
 	cc.check(t, srv, got, stats, err)
 }
 
-func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []string, listStats, error) {
-	return func(t *testing.T, _ *emulator.Server, _ []string, _ listStats, err error) {
+func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []string, Stats, error) {
+	return func(t *testing.T, _ *emulator.Server, _ []string, _ Stats, err error) {
 		t.Helper()
 		var pErr *commerce.ProtocolError
 		if !errors.As(err, &pErr) {
@@ -143,7 +143,7 @@ func wantProtocolError(parts ...string) func(*testing.T, *emulator.Server, []str
 }
 
 // wantComplete accepts exactly all orders in the default order.
-func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ listStats, err error) {
+func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ Stats, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -157,7 +157,7 @@ func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ listStats,
 // wantCompleteModuloTies accepts the records of a tie group (one created_at)
 // in any order: the engine lists a tie group that fills a keyset page by id,
 // and the service promises no order within one.
-func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ listStats, err error) {
+func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ Stats, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -361,7 +361,7 @@ func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	t.Run("always", func(t *testing.T) {
 		runContractCase(t, contractCase{
 			orders: 2500, prepare: prepare, when: always, mutate: rename, maxRequests: 60,
-			check: func(t *testing.T, srv *emulator.Server, got []string, stats listStats, err error) {
+			check: func(t *testing.T, srv *emulator.Server, got []string, stats Stats, err error) {
 				wantProtocolError(fmt.Sprintf("have the same id %q", prev))(t, srv, got, stats, err)
 				if len(got) > 500 {
 					t.Errorf("listed %d records, want none past the broken page", len(got))

@@ -51,7 +51,7 @@ func newClient(t testing.TB, srv *emulator.Server, tweak ...func(*testConfig)) *
 
 // List plans q and reads it in full, as one read alone does (no other
 // read shares it, no cache): the strategies' tests list this way.
-func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, emit func(T) error) (listStats, error) {
+func List[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, emit func(T) error) (Stats, error) {
 	return readAlone(ctx, e, kind, q, alone[T]{to: emitters[T]{emit: emit}})
 }
 
@@ -64,10 +64,10 @@ type alone[T commerce.Record] struct {
 }
 
 // readAlone is List with a late emitter or a cut.
-func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, a alone[T]) (listStats, error) {
-	p, err := newPlan(e, kind, q)
+func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, a alone[T]) (Stats, error) {
+	p, err := Plan(e, kind, q)
 	if err != nil {
-		return listStats{}, err
+		return Stats{}, err
 	}
 	lq := p.listQuery([]Query{q})
 	if !a.cut.IsZero() {
@@ -76,7 +76,7 @@ func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 	return p.readFull(ctx, lq, a.to)
 }
 
-func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, listStats, error) {
+func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {
 	t.Helper()
 	var ids []string
 	stats, err := List(context.Background(), c, kind, q, func(r T) error {
@@ -91,7 +91,7 @@ const listDeadline = 45 * time.Second
 
 // listWithin lists like listIDs, under listDeadline, so that a listing
 // that loops fails the test instead of hanging it.
-func listWithin[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, listStats, error) {
+func listWithin[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), listDeadline)
 	defer cancel()
@@ -145,4 +145,24 @@ func mustFilter(text string) filter.Parsed {
 		panic(fmt.Sprintf("filter %q: %v", text, err))
 	}
 	return p
+}
+
+// readOnce is one read on the engine alone, as internal/reads serves a
+// read that shares its listing with no other and has no cache: planned
+// once, read in full, with the total its reader reports (Stats.TotalFor).
+func readOnce[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q Query, to Reader[T]) (Stats, error) {
+	l, err := Plan(e, kind, q)
+	if err != nil {
+		return Stats{}, err
+	}
+	listed := 0
+	counted := func(emit func(T) error) func(T) error {
+		if emit == nil {
+			return nil
+		}
+		return func(r T) error { listed++; return emit(r) }
+	}
+	st, err := l.Read(ctx, l.Need([]Query{q}), Reader[T]{Emit: counted(to.Emit), Late: counted(to.Late)})
+	st.Total, st.TotalKnown = st.TotalFor(q, listed)
+	return st, err
 }

@@ -18,7 +18,7 @@ import (
 
 // expectIDs lists resource through c and compares with the emulator's own
 // answer for the same filter and sort, in order.
-func expectIDs[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) listStats {
+func expectIDs[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) Stats {
 	t.Helper()
 	got, stats, err := listIDs(t, c, kind, q)
 	if err != nil {

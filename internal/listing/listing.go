@@ -114,7 +114,7 @@ type listRun[T commerce.Record] struct {
 	// createdBefore drops records created at or after it (a normalised
 	// timestamp), where the service cannot filter on created_at.
 	createdBefore string
-	stats         listStats
+	stats         Stats
 }
 
 // sink is where a strategy's records go: the caller's emit, with the
@@ -141,7 +141,7 @@ func (l *listRun[T]) progressLogger(ctx context.Context) func(listed int) {
 // finish completes the listing's stats from the sink the records went to
 // and how it ended, and warns of the values of an unexpected type its
 // pages held. Traversal goroutine.
-func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) listStats {
+func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) Stats {
 	switch {
 	case err != nil:
 		// The listing did not reach its end.
@@ -151,7 +151,7 @@ func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) 
 		// Every match went to the sink: their number is the total,
 		// whatever the count said.
 		l.stats.Total, l.stats.TotalKnown = out.listed, true
-	case l.stats.Count.Exact() && !l.stats.cutHere:
+	case l.stats.Count.Exact() && !l.stats.CutHere:
 		l.stats.Total, l.stats.TotalKnown = l.stats.Count.N, true
 	default:
 		l.stats.Total = out.listed

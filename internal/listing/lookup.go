@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
 
@@ -16,9 +15,6 @@ import (
 // be the one asked for (commerce.DecodeRecordBody); display attributes of
 // an unexpected type are logged, one WARN each (see commerce's lenient.go).
 func Lookup[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], id string, includeJSON bool) (T, error) {
-	// A lookup by id shares nothing: the listings announced with it need
-	// not wait for it.
-	coalesce.Arrive(ctx)
 	var out T
 	if strings.TrimSpace(id) == "" {
 		return out, fmt.Errorf("%s id must not be empty", kind.Singular)

@@ -16,12 +16,12 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// readPlan is one read's query, planned once, before anything is sent:
+// Listing is one read's query, planned once, before anything is sent:
 // the sort key, the filter checked against the service's limits, and how
 // its in() is split over several requests. Every later step of the read
 // (sharing, the cache, the windows) takes what it needs from here;
 // nothing about the query is parsed or worked out again.
-type readPlan[T commerce.Record] struct {
+type Listing[T commerce.Record] struct {
 	e      *Engine
 	kind   commerce.Kind[T]
 	filter filter.Parsed
@@ -34,9 +34,9 @@ type readPlan[T commerce.Record] struct {
 	name string
 }
 
-// newPlan plans q on kind.
-func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*readPlan[T], error) {
-	e.plans.Add(1)
+// Plan plans q on kind, once per read: the sort key, the filter checked
+// against the service's limits, and how its in() is split.
+func Plan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*Listing[T], error) {
 	key, err := parseSort(kind.Endpoint, q.Sort)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*rea
 	case q.ConsistencyBuffer < 0:
 		return nil, fmt.Errorf("consistency buffer %s must not be negative", q.ConsistencyBuffer)
 	}
-	p := &readPlan[T]{e: e, kind: kind, filter: q.Filter, key: key, buffer: q.ConsistencyBuffer}
+	p := &Listing[T]{e: e, kind: kind, filter: q.Filter, key: key, buffer: q.ConsistencyBuffer}
 	p.name = listingName[T](kind.Path, q.Filter.Text(), key, q.ConsistencyBuffer)
 	if split, err := splitIn(kind.Path, q.Filter, key.param(), e.pageSize); err == nil && split.Parts != nil {
 		p.split = split
@@ -62,6 +62,57 @@ func newPlan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*rea
 	return p, nil
 }
 
+// Name identifies the listing: reads of the same name want the same
+// records in the same order, whatever each keeps, and a snapshot of the
+// listing is kept under it.
+func (l *Listing[T]) Name() string { return l.name }
+
+// Kind is the record type and endpoint listed.
+func (l *Listing[T]) Kind() commerce.Kind[T] { return l.kind }
+
+// SortParam is the sort the listing asks for, as the service writes it.
+func (l *Listing[T]) SortParam() string { return l.key.param() }
+
+// SortAttribute is the attribute the listing is ordered by.
+func (l *Listing[T]) SortAttribute() string { return l.key.attr }
+
+// Split says how the filter's in() is split over several requests (Parts
+// nil: one request holds the filter).
+func (l *Listing[T]) Split() filter.InSplit { return l.split }
+
+// Need is what readers that keep keep need of the listing together: all
+// the records any of them keeps, with JSON if any of them keeps it, the
+// count where one reports it past its MaxResults, cut at the consistency
+// point, which is fixed now, as the listing starts.
+func (l *Listing[T]) Need(keep []Query) Need {
+	q := l.listQuery(keep)
+	return Need{MaxResults: q.maxResults, IncludeJSON: q.includeJSON, ExactCount: q.exactCount, CreatedBefore: q.createdBefore}
+}
+
+// Read lists what need asks of the listing, in full (in windows past the
+// offset limit, each part of a split in()), and hands it to to.
+func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, error) {
+	q := listQuery{filter: l.filter, key: l.key, progress: true, maxResults: need.MaxResults,
+		includeJSON: need.IncludeJSON, exactCount: need.ExactCount, createdBefore: need.CreatedBefore}
+	return l.readFull(ctx, q, emitters[T]{emit: to.Emit, late: to.Late})
+}
+
+// TotalFor is how many records match as a reader that kept q and received
+// listed records reports it, and whether that is their number: a reader
+// that got every match reports the listing's total; one cut at its
+// MaxResults, the service's count where it asked for an exact one and the
+// service said it is, else what it got. So a read reports the same
+// whatever else its listing served.
+func (st Stats) TotalFor(q Query, listed int) (int, bool) {
+	if q.MaxResults == 0 || listed < q.MaxResults {
+		return st.Total, st.TotalKnown
+	}
+	if q.CountMatches && st.Count.Exact() && !st.CutHere {
+		return st.Count.N, true
+	}
+	return listed, false
+}
+
 // listingName identifies the listing a read needs: the record type, the
 // endpoint, the filter, the sort and the consistency buffer. Reads with the
 // same name want the same records in the same order, whatever each keeps;
@@ -73,7 +124,7 @@ func listingName[T commerce.Record](path, filter string, key sortKey, buffer tim
 // listQuery is the listing the plan's readers need: all the records any
 // of them keeps, with JSON if any of them keeps it, cut at the consistency
 // point, which is fixed now, as the listing starts.
-func (p *readPlan[T]) listQuery(keep []Query) listQuery {
+func (p *Listing[T]) listQuery(keep []Query) listQuery {
 	q := listQuery{filter: p.filter, key: p.key, progress: true}
 	for i, k := range keep {
 		if i == 0 || q.maxResults > 0 && (k.MaxResults == 0 || k.MaxResults > q.maxResults) {
@@ -106,7 +157,7 @@ func CheckFilterLength(path string, expr filter.Parsed, sort string) (int, error
 }
 
 // readFull lists the plan's filter, or each part of its split in().
-func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (listStats, error) {
+func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (Stats, error) {
 	if p.split.Parts != nil {
 		return listParts(ctx, p.e, p.kind, p.split.Parts, q, to)
 	}
@@ -155,7 +206,7 @@ func (p *readPlan[T]) readFull(ctx context.Context, q listQuery, to emitters[T])
 //
 // q.filter is within the service's limits: a read's plan checked it, or
 // the engine built it with narrowed.
-func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (listStats, error) {
+func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r := newWindowReader(e, kind, q.includeJSON)
 	defer func() {
@@ -166,7 +217,7 @@ func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Ki
 	r.maxMatches = idBound(q.filter)
 	l := &listRun[T]{windowReader: r, q: q, to: to}
 	l.q.filter, l.createdBefore = q.createdBeforeFilter(r.filterRoom)
-	l.stats.cutHere = l.createdBefore != ""
+	l.stats.CutHere = l.createdBefore != ""
 	out, err := l.run(ctx, q.key)
 	return l.finish(ctx, out, err), err
 }
@@ -247,7 +298,7 @@ func splitIn(path string, expr filter.Parsed, sort string, pageSize int) (filter
 // partListing is what one part of a split in() listed.
 type partListing[T commerce.Record] struct {
 	all, late []T
-	stats     listStats
+	stats     Stats
 	err       error
 }
 
@@ -256,7 +307,7 @@ type partListing[T commerce.Record] struct {
 // by key as sortRecords sorts (ties by id), each id once, at most
 // q.maxResults. Records the parts' catch-ups found go to to.late (to
 // to.emit without it), sorted the same way.
-func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (listStats, error) {
+func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make([]partListing[T], len(parts))
@@ -278,7 +329,7 @@ func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 		})
 	}
 	wg.Wait()
-	st := listStats{TotalKnown: true, Count: commerce.Count{Method: commerce.CountExact}}
+	st := Stats{TotalKnown: true, Count: commerce.Count{Method: commerce.CountExact}}
 	var all, late []T
 	for _, d := range done {
 		st.Total += d.stats.Total
@@ -289,7 +340,7 @@ func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 		if !d.stats.Count.Exact() {
 			st.Count.Method = d.stats.Count.Method
 		}
-		st.cutHere = st.cutHere || d.stats.cutHere
+		st.CutHere = st.CutHere || d.stats.CutHere
 		st.Pages += d.stats.Pages
 		st.Windows += d.stats.Windows
 		st.Strategy = fmt.Sprintf("%s, in %d parts", d.stats.Strategy, len(parts))
@@ -313,7 +364,7 @@ func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.K
 }
 
 // emitMerged sorts the parts' records and hands them out, each id once.
-func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *listStats) error {
+func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *Stats) error {
 	maxResults := q.maxResults
 	all, late = uniqueByID(all), uniqueByID(late)
 	if err := sortRecords(all, q.key); err != nil {

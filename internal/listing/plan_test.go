@@ -34,7 +34,7 @@ func shuffled(recs []fakeOrder) []fakeOrder {
 	return recs
 }
 
-func listFake(t *testing.T, e *Engine, q Query) ([]commerce.Order, listStats) {
+func listFake(t *testing.T, e *Engine, q Query) ([]commerce.Order, Stats) {
 	t.Helper()
 	var got []commerce.Order
 	stats, err := List(context.Background(), e, commerce.Orders, q, func(o commerce.Order) error {

@@ -1,8 +1,8 @@
 package listing
 
 // The values a read passes around: what it asks (Query), where its records
-// go (Reader), what it gets (Result), and what a listing reports on the
-// way (listStats, sharedRun).
+// go (Reader), what its readers need of one listing together (Need), and
+// what the listing reports (Stats).
 
 import (
 	"time"
@@ -45,32 +45,25 @@ type Reader[T commerce.Record] struct {
 	Late func(T) error
 }
 
-// Result is what a read got.
-type Result struct {
-	// Total is how many records match the query's filter (the records the
-	// consistency buffer leaves out are not counted) where TotalKnown:
-	// those listed when the listing reached its end, or, when it stopped
-	// at MaxResults, the service's count where it said that count is
-	// exact. Otherwise Total is what was listed, and more match.
-	Total      int
-	TotalKnown bool
-	// Count is the service's count of the query's matches, from the
-	// listing's first request: for messages where Total is not known.
-	Count commerce.Count
-	// Listed is the records the reader received, late ones included.
-	Listed int
-	// Shared is true when a listing another read started served this one.
-	Shared bool
-	// Split says how a long in() was split over several requests (Parts
-	// nil: not split), and Pages how many list requests the listing made.
-	Split filter.InSplit
-	Pages int
+// Need is what the readers of one listing need of it together
+// (Listing.Need): every record any of them keeps, with JSON if any keeps
+// it, and the count if any reports it past its MaxResults.
+type Need struct {
+	// MaxResults is the most records any reader keeps (0: all).
+	MaxResults  int
+	IncludeJSON bool
+	// ExactCount asks the service for an exact count on the first
+	// request (Query.CountMatches).
+	ExactCount bool
+	// CreatedBefore, if set, leaves out the records created at or after
+	// it: the consistency point, fixed as the listing starts.
+	CreatedBefore time.Time
 }
 
-// stats describes a finished (or failed) listing. What it cost in
+// Stats describes a finished (or failed) listing. What it cost in
 // requests, retries and 429s the transport counts (its Trace, which the
-// caller of Read reads).
-type listStats struct {
+// caller reads).
+type Stats struct {
 	// Total is how many records match, where TotalKnown: those listed
 	// when the listing reached its end, else the service's count where it
 	// said it was exact. Otherwise Total is the records listed, the
@@ -80,25 +73,13 @@ type listStats struct {
 	// Count is the service's count of the query's filter, from the first
 	// page: a guess that sizes the listing, never what ends it.
 	Count commerce.Count
-	// cutHere is set when the provider leaves out records the service
+	// CutHere is set when the provider leaves out records the service
 	// counts (a consistency cut it applies itself): Count is no count of
 	// the result then.
-	cutHere bool
+	CutHere bool
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
 	Windows int // offset windows traversed (see list)
 	// Strategy says how the listing reached every record (strategy*).
 	Strategy string
-	// Cache says how a cached read served the listing (cache*), and
-	// CacheReason why it read in full; both empty without a cache.
-	Cache, CacheReason string
-	// Changed and Removed count, for a refresh, the records the service
-	// reported changed since the snapshot and those found gone.
-	Changed, Removed int
-}
-
-// sharedRun is what a listing hands every read that shared it.
-type sharedRun struct {
-	stats listStats
-	err   error
 }

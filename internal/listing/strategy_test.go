@@ -219,20 +219,20 @@ func TestListConsistencyBuffer(t *testing.T) {
 		name    string
 		kind    string
 		times   func() []time.Time
-		listAll func(cut time.Time) ([]string, listStats, error)
+		listAll func(cut time.Time) ([]string, Stats, error)
 	}{
 		{"orders, filtered by the service", "orders", func() (out []time.Time) {
 			for _, o := range srv.Orders() {
 				out = append(out, o.CreatedAt)
 			}
 			return out
-		}, func(cut time.Time) ([]string, listStats, error) { return idsCutAt(c, commerce.Orders, cut) }},
+		}, func(cut time.Time) ([]string, Stats, error) { return idsCutAt(c, commerce.Orders, cut) }},
 		{"files, dropped by the provider", "files", func() (out []time.Time) {
 			for _, f := range srv.Files() {
 				out = append(out, f.CreatedAt)
 			}
 			return out
-		}, func(cut time.Time) ([]string, listStats, error) { return idsCutAt(c, commerce.Files, cut) }},
+		}, func(cut time.Time) ([]string, Stats, error) { return idsCutAt(c, commerce.Files, cut) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			times := tc.times()
@@ -266,7 +266,7 @@ func TestListConsistencyBuffer(t *testing.T) {
 
 // expectSortedHere is expectIDs for a listing the provider sorts itself,
 // whatever the capability table says: ties by id.
-func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) listStats {
+func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine, kind commerce.Kind[T], q Query) Stats {
 	t.Helper()
 	got, stats, err := listIDs(t, c, kind, q)
 	if err != nil {
@@ -290,7 +290,7 @@ func expectSortedHere[T commerce.Record](t *testing.T, srv *emulator.Server, c *
 }
 
 // idsCutAt lists every record of kind created before cut.
-func idsCutAt[T commerce.Record](c *Engine, kind commerce.Kind[T], cut time.Time) ([]string, listStats, error) {
+func idsCutAt[T commerce.Record](c *Engine, kind commerce.Kind[T], cut time.Time) ([]string, Stats, error) {
 	var ids []string
 	stats, err := readAlone(context.Background(), c, kind, Query{}, alone[T]{cut: cut, to: emitters[T]{emit: func(r T) error {
 		ids = append(ids, r.RecordID())

@@ -39,6 +39,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
 type peakHeap struct {
@@ -223,12 +224,12 @@ func benchOrders(b *testing.B, n int) []commerce.Order {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{})
+	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	recs := make([]commerce.Order, 0, n)
-	if _, err := listing.Read(context.Background(), s.engine, commerce.Orders, listing.Query{}, listing.Reader[commerce.Order]{Emit: func(o commerce.Order) error {
+	if _, err := reads.Read(context.Background(), s.reads, commerce.Orders, listing.Query{}, listing.Reader[commerce.Order]{Emit: func(o commerce.Order) error {
 		recs = append(recs, o)
 		return nil
 	}}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -26,6 +27,9 @@ import (
 type configuredStore struct {
 	transport *client.Client
 	engine    *listing.Engine
+	// reads serves list reads on the engine: sharing a listing, through
+	// the cache.
+	reads *reads.Reads
 	// cache is the cache folder, nil without one.
 	cache *diskCache
 }
@@ -33,8 +37,9 @@ type configuredStore struct {
 // The transport is what the engine sends its requests through.
 var _ listing.Getter = (*client.Client)(nil)
 
-// newService builds the transport from cfg and the engine on it.
-func newService(cfg client.Config, opts listing.Options) (*configuredStore, error) {
+// newService builds the transport from cfg, the engine on it, and the
+// reads around the engine.
+func newService(cfg client.Config, opts listing.Options, ropts reads.Options) (*configuredStore, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -43,14 +48,15 @@ func newService(cfg client.Config, opts listing.Options) (*configuredStore, erro
 	if err != nil {
 		return nil, err
 	}
-	return &configuredStore{transport: c, engine: e}, nil
+	ropts.Logger = opts.Logger
+	return &configuredStore{transport: c, engine: e, reads: reads.New(e, ropts)}, nil
 }
 
 // read runs one read of endpoint through the engine, its requests counted
 // by the transport in a trace of the read's own (a read served by another
 // read's listing counts none), and says at INFO what the read cost; the
 // transport warns there of any 429 the read met.
-func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, run func(ctx context.Context) (listing.Result, error)) (listing.Result, error) {
+func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, run func(ctx context.Context) (reads.Result, error)) (reads.Result, error) {
 	ctx, trace := client.WithTrace(ctx)
 	start := time.Now()
 	res, err := run(ctx)
@@ -152,7 +158,7 @@ func (c *diskCache) Save(name string, data []byte) error {
 	err := c.store.Save(c.scope+"\x00"+name, data)
 	switch {
 	case errors.Is(err, cache.ErrTooLarge):
-		return fmt.Errorf("%w: %w (cache_max_mb)", listing.ErrNotKept, err)
+		return fmt.Errorf("%w: %w (cache_max_mb)", reads.ErrNotKept, err)
 	case err != nil:
 		c.mu.Lock()
 		if c.failure == nil {

@@ -17,7 +17,7 @@
 //	server.go         ReadDataSource of a list data source
 //	list_read.go      its inputs, checked, and timeout (openListRead), what
 //	                  it lists (the data source's target), then readList:
-//	                  the query handed to listing.Read once, and the state
+//	                  the query handed to reads.Read once, and the state
 //	                  written by a liststate.Collector, within its ceiling
 //	diagnostics.go    the engine's and the transport's errors, in the
 //	                  service's words and with a fix

@@ -6,7 +6,7 @@ package provider
 //	openListRead   inputs, timeouts.read, a configured client
 //	target         what to list: fixed for a typed list, from the path for
 //	               commerce_list (a probe of the service the first time)
-//	readList       one call into the engine (listing.Read), the records
+//	readList       one call around the engine (reads.Read), the records
 //	               written straight into the state's msgpack
 //	               (internal/liststate)
 //
@@ -26,6 +26,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -72,7 +73,7 @@ func openListRead(ctx context.Context, c *configuredStore, cfg tfsdk.Config) (co
 
 // readList lists what in asks of t and returns the data source's state:
 // config with ids, total and the records filled in, as msgpack. The read
-// enters the engine once (listing.Read), which plans it, shares a listing
+// enters reads.Read once, which plans it, shares a listing
 // with the reads that need the same one, and reads through the cache.
 func readList[T commerce.Record](ctx context.Context, c *configuredStore, config tftypes.Value, in listInputs, t listTarget[T], enc liststate.Encoder[T]) ([]byte, diag.Diagnostics) {
 	expr, _, diags := in.expression(ctx, t.rules, t.example)
@@ -83,8 +84,8 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 		IncludeJSON: in.IncludeJSON.ValueBool(), IncludeRecords: in.includeRecords(), MaxBytes: maxStateBytes, MaxResults: int(in.MaxResults.ValueInt64()),
 	})
 	defer col.Release()
-	res, err := c.read(ctx, t.kind.Endpoint, func(ctx context.Context) (listing.Result, error) {
-		return listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
+	res, err := c.read(ctx, t.kind.Endpoint, func(ctx context.Context) (reads.Result, error) {
+		return reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
 	})
 	diags.Append(splitWarning(in, res)...)
 	diags.Append(c.cache.warning()...)
@@ -342,7 +343,7 @@ func checkRequestLength(at path.Path, listPath string, expr filter.Parsed, sort 
 
 // splitWarning says, after a read whose in() was split over several
 // requests, into how many parts and what they cost.
-func splitWarning(in listInputs, res listing.Result) diag.Diagnostics {
+func splitWarning(in listInputs, res reads.Result) diag.Diagnostics {
 	var diags diag.Diagnostics
 	s := res.Split
 	if s.Parts == nil {
@@ -606,7 +607,7 @@ func tooManyTerms(at path.Path, counted string, n int) diag.Diagnostics {
 // where it knows it, else the service's count where it is meant to be
 // exact (labelled so, or unlabelled as the documented API sends it), else
 // at least those found (and at least a lower bound).
-func matchCount(res listing.Result, found int) string {
+func matchCount(res reads.Result, found int) string {
 	switch c := res.Count; {
 	case res.TotalKnown:
 		return strconv.Itoa(res.Total)
@@ -630,7 +631,7 @@ var maxStateBytes = 256<<20 - 64<<10
 // A state past it is a liststate.TooLargeError: no further request can
 // make it fit, so the collector ends the listing at once, and the read
 // fails saying what to change.
-func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, res listing.Result, in listInputs) diag.Diagnostic {
+func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError, res reads.Result, in listInputs) diag.Diagnostic {
 	total := max(res.Count.Hint(), e.Listed)
 	matches := matchCount(res, e.Listed)
 	var fixes []string

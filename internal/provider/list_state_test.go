@@ -12,6 +12,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
 // The reference the direct state is held to: the framework's own values
@@ -100,7 +101,7 @@ func referenceRead[T commerce.Record](ctx context.Context, c *configuredStore, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	res, err := listing.Read(ctx, c.engine, t.kind, in.query(expr), listing.Reader[T]{Emit: col.add, Late: col.addLate})
+	res, err := reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.add, Late: col.addLate})
 	if err != nil {
 		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 		return

@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -166,6 +168,9 @@ func (d *lookupDataSource[T]) readDirect(ctx context.Context, c *configuredStore
 func (d *lookupDataSource[T]) byID(ctx context.Context, c *configuredStore, id string, includeJSON bool) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	r := d.rt.kind.Endpoint
+	// A lookup by id shares nothing: the listings announced with it need
+	// not wait for it.
+	coalesce.Arrive(ctx)
 	rec, err := listing.Lookup(ctx, c.engine, d.rt.kind, id, includeJSON)
 	switch {
 	case client.NotFound(err):
@@ -204,8 +209,8 @@ type search struct {
 func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
-	res, err := c.read(ctx, kind.Endpoint, func(ctx context.Context) (listing.Result, error) {
-		return listing.Read(ctx, c.engine, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
+	res, err := c.read(ctx, kind.Endpoint, func(ctx context.Context) (reads.Result, error) {
+		return reads.Read(ctx, c.reads, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
 			listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
 	})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
-	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
 // configOf is a configuration of ds that sets the given attributes and
@@ -97,22 +97,22 @@ func TestOnlyMatch(t *testing.T) {
 	cases := []struct {
 		name   string
 		found  []commerce.Order
-		count  listing.Result
+		count  reads.Result
 		wantID string
 		diags  []wantDiag
 	}{
-		{"one", []commerce.Order{a}, listing.Result{Count: commerce.Count{N: 1}}, "a", nil},
+		{"one", []commerce.Order{a}, reads.Result{Count: commerce.Count{N: 1}}, "a", nil},
 		// A service that does not count is taken at its records.
-		{"one, uncounted", []commerce.Order{a}, listing.Result{Count: commerce.Count{Method: commerce.CountNone}}, "a", nil},
-		{"none", nil, listing.Result{}, "", []wantDiag{errorAt("order_number", "No order found",
+		{"one, uncounted", []commerce.Order{a}, reads.Result{Count: commerce.Count{Method: commerce.CountNone}}, "a", nil},
+		{"none", nil, reads.Result{}, "", []wantDiag{errorAt("order_number", "No order found",
 			`No order matches order_number = "ORD-1" (the service was asked for filter=eq(order_number,ORD-1)). Check the value, including spaces and case.`)}},
-		{"two", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{Method: commerce.CountNone}}, "", []wantDiag{errorAt("order_number", "More than one order found",
+		{"two", []commerce.Order{a, b}, reads.Result{Count: commerce.Count{Method: commerce.CountNone}}, "", []wantDiag{errorAt("order_number", "More than one order found",
 			`at least 2 orders match order_number = "ORD-1", but this data source reads exactly one.`, "use commerce_orders to list them all")}},
-		{"two, counted", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{N: 7}}, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
-		{"two, a lower bound", []commerce.Order{a, b}, listing.Result{Count: commerce.Count{N: 1000, Method: commerce.CountLowerBound}}, "", []wantDiag{
+		{"two, counted", []commerce.Order{a, b}, reads.Result{Count: commerce.Count{N: 7}}, "", []wantDiag{errorAt("order_number", "More than one order found", "7 orders match")}},
+		{"two, a lower bound", []commerce.Order{a, b}, reads.Result{Count: commerce.Count{N: 1000, Method: commerce.CountLowerBound}}, "", []wantDiag{
 			errorAt("order_number", "More than one order found", "at least 1000 orders match")}},
 		// The records decide: a count is a guess.
-		{"one listed, more counted", []commerce.Order{a}, listing.Result{Count: commerce.Count{N: 7}}, "a", nil},
+		{"one listed, more counted", []commerce.Order{a}, reads.Result{Count: commerce.Count{N: 7}}, "a", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
 // maxParallelRequestsLimit bounds max_parallel_requests: beyond it a store
@@ -167,11 +168,11 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if diags.HasError() {
 		return
 	}
+	ropts := reads.Options{Announced: &p.announced}
 	if disk != nil {
-		lopts.Snapshots = disk
+		ropts.Snapshots = disk
 	}
-	lopts.Announced = &p.announced
-	c, err := newService(ccfg, lopts)
+	c, err := newService(ccfg, lopts, ropts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
@@ -156,6 +157,7 @@ func recordByID(ctx context.Context, c *configuredStore, p, id string) (commerce
 	if !known {
 		r = commerce.Endpoint{Name: p, Singular: "record", Path: p}
 	}
+	coalesce.Arrive(ctx) // shares nothing: nobody need wait for it
 	rec, err := listing.Lookup(ctx, c.engine, commerce.GenericKind(r), id, true)
 	switch {
 	case client.NotFound(err):

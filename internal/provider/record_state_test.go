@@ -12,6 +12,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
 // A lookup's state, which liststate writes as it writes each record of a
@@ -21,7 +22,7 @@ func TestLookupStateEqualsFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 20, Files: 1, Accounts: 1})
 	clearEnv(t)
 	p := serveInProcess(t, srv)
-	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{})
+	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

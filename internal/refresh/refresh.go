@@ -1,9 +1,10 @@
 // Package refresh turns the snapshot of an earlier listing into the result
 // a full listing would give now, asking the service only what changed, or
 // says why it cannot prove that result exact (NotProvable): the listing
-// engine then reads in full. It knows records, filters and counts; it
-// reaches the service through the engine (Source), and where snapshots are
-// kept is the engine's caller's business (they marshal to bytes).
+// reads read in full. It knows records, filters and counts; it reaches the
+// service through its Source (internal/reads hands it a planned
+// listing.Listing), and where snapshots are kept is the caller's business
+// (they marshal to bytes).
 //
 // A refresh asks the service:
 //
@@ -61,8 +62,9 @@ type NotProvable struct{ Reason string }
 
 func (n NotProvable) Error() string { return n.Reason }
 
-// Source is the listing engine as a refresh uses it: page requests, and
-// whole listings, of filters it builds on the query's.
+// Source is the listing engine as a refresh uses it (a planned
+// listing.Listing is one): page requests, and whole listings, of filters
+// it builds on the query's.
 type Source[T commerce.Record] interface {
 	// ExactCount is results.total of filter, an exact count asked for: one
 	// request for one record.

@@ -1,12 +1,8 @@
-package listing
+package reads
 
 import (
 	"context"
 	"errors"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +14,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
 // kept is what one reader got: ids in order, late ones apart, and how
@@ -31,7 +28,7 @@ type kept struct {
 
 // keeper is a Reader that keeps what it gets in k, and fails after
 // failAfter records when that is set.
-func keeper[T commerce.Record](k *kept, failAfter int) Reader[T] {
+func keeper[T commerce.Record](k *kept, failAfter int) listing.Reader[T] {
 	take := func(into *[]string) func(T) error {
 		return func(rec T) error {
 			if failAfter > 0 && len(k.ids)+len(k.late) >= failAfter {
@@ -44,18 +41,18 @@ func keeper[T commerce.Record](k *kept, failAfter int) Reader[T] {
 			return nil
 		}
 	}
-	return Reader[T]{Emit: take(&k.ids), Late: take(&k.late)}
+	return listing.Reader[T]{Emit: take(&k.ids), Late: take(&k.late)}
 }
 
-// readTogether reads every query at once on e, as the provider reads the
+// readTogether reads every query at once on r, as the provider reads the
 // data sources Terraform starts together: each read announced first, then
 // all of them sent, so that they gather into one listing where they need
 // one. It returns what each kept.
-func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Query, failAfter []int) []kept {
+func readTogether[T commerce.Record](r *Reads, kind commerce.Kind[T], qs []listing.Query, failAfter []int) []kept {
 	// However busy the machine, every read announced joins.
 	ahead := &coalesce.Announced{Life: time.Minute}
-	e.reads.Ahead, e.reads.Gather = ahead, time.Minute
-	defer func() { e.reads.Ahead, e.reads.Gather = nil, -1 }()
+	r.shared.Ahead, r.shared.Gather = ahead, time.Minute
+	defer func() { r.shared.Ahead, r.shared.Gather = nil, -1 }()
 	for i := range qs {
 		ahead.Announce(strconv.Itoa(i))
 	}
@@ -69,7 +66,7 @@ func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Quer
 		wg.Go(func() {
 			ctx, arrival := coalesce.WithArrival(context.Background(), ahead, strconv.Itoa(i))
 			defer arrival.Arrive()
-			out[i].res, out[i].err = Read(ctx, e, kind, q, keeper[T](&out[i], fail))
+			out[i].res, out[i].err = Read(ctx, r, kind, q, keeper[T](&out[i], fail))
 		})
 	}
 	wg.Wait()
@@ -83,16 +80,16 @@ func readTogether[T commerce.Record](e *Engine, kind commerce.Kind[T], qs []Quer
 // TestReadsOfOneListingShareIt compares the states).
 func TestReadsOfOneListingShareIt(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
-	e := newClient(t, srv)
-	qs := []Query{{}, {IncludeJSON: true}, {MaxResults: 7}, {MaxResults: 250, Sort: "created_at"}}
+	r := newReads(t, srv)
+	qs := []listing.Query{{}, {IncludeJSON: true}, {MaxResults: 7}, {MaxResults: 250, Sort: "created_at"}}
 	alone := make([]kept, len(qs))
 	srv.ResetStats()
 	for i, q := range qs {
-		alone[i].res, alone[i].err = Read(context.Background(), e, commerce.Accounts, q, keeper[commerce.Account](&alone[i], 0))
+		alone[i].res, alone[i].err = Read(context.Background(), r, commerce.Accounts, q, keeper[commerce.Account](&alone[i], 0))
 	}
 	separately := srv.Stats().ListRequests["accounts"]
 	srv.ResetStats()
-	together := readTogether(e, commerce.Accounts, qs, nil)
+	together := readTogether(r, commerce.Accounts, qs, nil)
 	sent := srv.Stats().ListRequests["accounts"]
 	t.Logf("list requests: %d read one by one, %d together", separately, sent)
 	// 1,000 accounts fill 10 pages; an 11th, empty, shows the end.
@@ -121,9 +118,9 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 // their whole list, and it gets its own error.
 func TestReaderThatFailsLeavesTheOthers(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
-	e := newClient(t, srv)
+	r := newReads(t, srv)
 	want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "")
-	got := readTogether(e, commerce.Accounts, []Query{{}, {}, {}}, []int{0, 150, 0})
+	got := readTogether(r, commerce.Accounts, []listing.Query{{}, {}, {}}, []int{0, 150, 0})
 	for i, k := range got {
 		switch {
 		case i == 1 && (k.err == nil || !strings.Contains(k.err.Error(), "had enough") || len(k.ids) != 150):
@@ -138,63 +135,10 @@ func TestReaderThatFailsLeavesTheOthers(t *testing.T) {
 // first window, not 120 pages later.
 func TestReaderThatFailsAloneStopsTheListing(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 12000, Orders: -1, Files: -1})
-	e := newClient(t, srv)
+	r := newReads(t, srv)
 	var k kept
-	_, err := Read(context.Background(), e, commerce.Accounts, Query{}, keeper[commerce.Account](&k, 150))
+	_, err := Read(context.Background(), r, commerce.Accounts, listing.Query{}, keeper[commerce.Account](&k, 150))
 	if sent := srv.Stats().ListRequests["accounts"]; err == nil || sent > 100+2 {
 		t.Errorf("the failing reader's listing sent %d requests (%v); want it stopped within its first window of 100 pages", sent, err)
 	}
-}
-
-// A read is planned once, whatever serves it: one plan per read, through
-// the cache and over a split in() too; and the code that reads a sort key
-// or splits an in() runs in the plan alone.
-func TestAReadIsPlannedOnce(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
-	e := newClient(t, srv)
-	e.snapshots = &memSnapshots{m: map[string][]byte{}}
-	for _, q := range []Query{{}, {}, {Sort: "-updated_at"}, {Filter: mustFilter(longIn(t, srv))}, {Filter: mustFilter(longIn(t, srv)), MaxResults: 5}} {
-		before := e.plans.Load()
-		var k kept
-		if _, err := Read(context.Background(), e, commerce.Accounts, q, keeper[commerce.Account](&k, 0)); err != nil {
-			t.Fatal(err)
-		}
-		if n := e.plans.Load() - before; n != 1 {
-			t.Errorf("%d plans for one read of %.40q", n, q.Filter)
-		}
-	}
-	for fn, file := range map[string]string{"parseSort": "plan.go", "splitIn": "plan.go"} {
-		if callers := callersOf(t, fn); !slices.Equal(callers, []string{file}) {
-			t.Errorf("%s is called from %v, want %s alone: a read's plan works it out once, the rest of the read takes it from there", fn, callers, file)
-		}
-	}
-}
-
-// callersOf lists the non-test files of the package that call fn.
-func callersOf(t *testing.T, fn string) []string {
-	t.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var callers []string
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == fn && !slices.Contains(callers, name) {
-					callers = append(callers, name)
-				}
-			}
-			return true
-		})
-	}
-	return callers
 }

@@ -1,4 +1,4 @@
-package listing
+package reads
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/refresh"
 )
 
@@ -38,13 +39,12 @@ func (s *memSnapshots) Save(name string, data []byte) error {
 	return nil
 }
 
-// cachedRead reads q through the engine's cache, from prev (passed
-// through its encoding, as the provider keeps it), and returns the
-// records, the stats, the snapshot it kept and the list requests the
-// service received.
-func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query, prev *refresh.Snapshot) ([]T, listStats, *refresh.Snapshot, int) {
+// cachedRead reads q through the cache, from prev (passed through its
+// encoding, as the provider keeps it), and returns the records, the stats,
+// the snapshot it kept and the list requests the service received.
+func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, r *Reads, kind commerce.Kind[T], q listing.Query, prev *refresh.Snapshot) ([]T, runStats, *refresh.Snapshot, int) {
 	t.Helper()
-	p, err := newPlan(e, kind, q)
+	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,13 +54,13 @@ func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine
 		if err != nil {
 			t.Fatal(err)
 		}
-		store.m[p.name] = b
+		store.m[l.Name()] = b
 	}
-	e.snapshots = store
-	defer func() { e.snapshots = nil }()
+	r.snapshots = store
+	defer func() { r.snapshots = nil }()
 	before := srv.Stats().ListRequests[kind.Name]
 	var got []T
-	stats, err := p.readCached(context.Background(), p.listQuery([]Query{q}), emitters[T]{emit: func(rec T) error {
+	stats, err := readCached(context.Background(), r, l, l.Need([]listing.Query{q}), listing.Reader[T]{Emit: func(rec T) error {
 		got = append(got, rec)
 		return nil
 	}})
@@ -77,18 +77,23 @@ func cachedRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine
 	return got, stats, kept, srv.Stats().ListRequests[kind.Name] - before
 }
 
-// fullRead lists q in full with every record's JSON, and counts requests.
-func fullRead[T commerce.Record](t *testing.T, srv *emulator.Server, e *Engine, kind commerce.Kind[T], q Query) ([]T, listStats, int) {
+// fullRead lists q in full on the engine, with every record's JSON, and
+// counts requests.
+func fullRead[T commerce.Record](t *testing.T, srv *emulator.Server, r *Reads, kind commerce.Kind[T], q listing.Query) ([]T, listing.Stats, int) {
 	t.Helper()
 	q.IncludeJSON = true
 	before := srv.Stats().ListRequests[kind.Name]
+	l, err := listing.Plan(r.engine, kind, q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []T
-	stats, err := List(context.Background(), e, kind, q, func(rec T) error {
+	stats, err := l.Read(context.Background(), l.Need([]listing.Query{q}), listing.Reader[T]{Emit: func(rec T) error {
 		got = append(got, rec)
 		return nil
-	})
+	}})
 	if err != nil {
-		t.Fatalf("List: %v", err)
+		t.Fatalf("full read: %v", err)
 	}
 	return got, stats, srv.Stats().ListRequests[kind.Name] - before
 }
@@ -118,13 +123,13 @@ func sameResult[T commerce.Record](t *testing.T, got []T, gotTotal int, want []T
 func TestRefreshUnchangedOrders(t *testing.T) {
 	n := 6000
 	srv := emulatortest.Start(t, emulator.Options{Orders: n})
-	e := newClient(t, srv)
-	q := Query{}
-	_, first, snap, full := cachedRead(t, srv, e, commerce.Orders, q, nil)
+	r := newReads(t, srv)
+	q := listing.Query{}
+	_, first, snap, full := cachedRead(t, srv, r, commerce.Orders, q, nil)
 	if snap == nil || first.Cache != cacheFull {
 		t.Fatalf("first read: snapshot %v, cache %q", snap != nil, first.Cache)
 	}
-	got, stats, snap2, requests := cachedRead(t, srv, e, commerce.Orders, q, snap)
+	got, stats, snap2, requests := cachedRead(t, srv, r, commerce.Orders, q, snap)
 	t.Logf("%d orders: first read %d requests, second %d (%s, %d changed)", n, full, requests, stats.Cache, stats.Changed)
 	if stats.Cache != cacheRefreshed || requests > 5 {
 		t.Errorf("second read: %s (%s), %d requests; want a refresh of at most 5", stats.Cache, stats.CacheReason, requests)
@@ -132,7 +137,7 @@ func TestRefreshUnchangedOrders(t *testing.T) {
 	if snap2 == nil {
 		t.Error("no snapshot after the refresh")
 	}
-	want, wantStats, _ := fullRead(t, srv, e, commerce.Orders, q)
+	want, wantStats, _ := fullRead(t, srv, r, commerce.Orders, q)
 	sameResult(t, got, stats.Total, want, wantStats.Total)
 }
 
@@ -142,12 +147,12 @@ func TestRefreshUnchangedOrders(t *testing.T) {
 func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
 	n := 3000
 	srv := emulatortest.Start(t, emulator.Options{Accounts: n})
-	e := newClient(t, srv)
+	r := newReads(t, srv)
 	for _, sort := range []string{"", "-updated_at", "name"} {
 		t.Run("sort="+sort, func(t *testing.T) {
-			q := Query{Sort: sort}
-			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
-			ids, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			q := listing.Query{Sort: sort}
+			_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, q, nil)
+			ids, _, _ := fullRead(t, srv, r, commerce.Accounts, q)
 			var updated []string
 			for i := range 30 {
 				id := ids[(i*397)%len(ids)].RecordID()
@@ -161,12 +166,12 @@ func TestRefreshAccountsAfterCreatesAndUpdates(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			got, stats, _, requests := cachedRead(t, srv, r, commerce.Accounts, q, snap)
 			t.Logf("refresh: %d requests, %d changed, %s", requests, stats.Changed, stats.Cache)
 			if stats.Cache != cacheRefreshed || requests > 8 {
 				t.Errorf("%s (%s), %d requests; want a refresh of at most 8", stats.Cache, stats.CacheReason, requests)
 			}
-			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			want, wantStats, _ := fullRead(t, srv, r, commerce.Accounts, q)
 			sameResult(t, got, stats.Total, want, wantStats.Total)
 			for _, id := range updated {
 				i := slices.IndexFunc(got, func(a commerce.Account) bool { return a.ID == id })
@@ -199,10 +204,10 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
-			e := newClient(t, srv, smallPages)
-			q := Query{Filter: mustFilter(tc.filter)}
-			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
-			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			r := newReads(t, srv, smallPages)
+			q := listing.Query{Filter: mustFilter(tc.filter)}
+			_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, q, nil)
+			recs, _, _ := fullRead(t, srv, r, commerce.Accounts, q)
 			ids := make([]string, len(recs))
 			for i, r := range recs {
 				ids[i] = r.ID
@@ -216,8 +221,8 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want, wantStats, fullRequests := fullRead(t, srv, e, commerce.Accounts, q)
-			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+			want, wantStats, fullRequests := fullRead(t, srv, r, commerce.Accounts, q)
+			got, stats, _, requests := cachedRead(t, srv, r, commerce.Accounts, q, snap)
 			t.Logf("%s: refresh %d requests (%s %s; %d changed, %d removed), full read %d", tc.name, requests, stats.Cache, stats.CacheReason, stats.Changed, stats.Removed, fullRequests)
 			sameResult(t, got, stats.Total, want, wantStats.Total)
 			// A refresh that gives way to a full read has spent its first
@@ -248,15 +253,15 @@ func TestRefreshFindsAFewDeletesCheaply(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
-			e := newClient(t, srv, smallPages)
-			recs, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, nil)
+			r := newReads(t, srv, smallPages)
+			recs, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, nil)
 			for _, k := range tc.at {
 				if err := srv.Delete("accounts", recs[k].ID); err != nil {
 					t.Fatal(err)
 				}
 			}
-			want, wantStats, full := fullRead(t, srv, e, commerce.Accounts, Query{})
-			got, stats, _, requests := cachedRead(t, srv, e, commerce.Accounts, Query{}, snap)
+			want, wantStats, full := fullRead(t, srv, r, commerce.Accounts, listing.Query{})
+			got, stats, _, requests := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, snap)
 			sameResult(t, got, stats.Total, want, wantStats.Total)
 			t.Logf("%s: %d requests (%s), full read %d", tc.name, requests, stats.Cache, full)
 			if stats.Cache != cacheRefreshed || requests > tc.bound {
@@ -276,17 +281,17 @@ func upd(srv *emulator.Server, ids []string, k int) error { return srv.Update("a
 // Orders that enter a filter (an update advances status) are found.
 func TestRefreshRecordsEnteringTheFilter(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 8000})
-	e := newClient(t, srv)
-	q := Query{Filter: mustFilter("eq(status,processing)")}
-	_, _, snap, _ := cachedRead(t, srv, e, commerce.Orders, q, nil)
-	incomplete, _, _ := fullRead(t, srv, e, commerce.Orders, Query{Filter: mustFilter("eq(status,incomplete)")})
+	r := newReads(t, srv)
+	q := listing.Query{Filter: mustFilter("eq(status,processing)")}
+	_, _, snap, _ := cachedRead(t, srv, r, commerce.Orders, q, nil)
+	incomplete, _, _ := fullRead(t, srv, r, commerce.Orders, listing.Query{Filter: mustFilter("eq(status,incomplete)")})
 	for i := 0; i < len(incomplete) && i < 30; i++ {
 		if err := srv.Update("orders", incomplete[i].ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, stats, _, requests := cachedRead(t, srv, e, commerce.Orders, q, snap)
-	want, wantStats, _ := fullRead(t, srv, e, commerce.Orders, q)
+	got, stats, _, requests := cachedRead(t, srv, r, commerce.Orders, q, snap)
+	want, wantStats, _ := fullRead(t, srv, r, commerce.Orders, q)
 	t.Logf("%d entered: %d requests, %s", min(30, len(incomplete)), requests, stats.Cache)
 	sameResult(t, got, stats.Total, want, wantStats.Total)
 	if stats.Cache != cacheRefreshed {
@@ -308,10 +313,10 @@ func TestRefreshWithWritesDuringTheRead(t *testing.T) {
 		for _, at := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s before request %d", tc.name, at), func(t *testing.T) {
 				srv := emulatortest.Start(t, emulator.Options{Accounts: 4000})
-				e := newClient(t, srv, smallPages)
-				q := Query{Filter: mustFilter("like(external_ref,crm-0*)")}
-				_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
-				recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+				r := newReads(t, srv, smallPages)
+				q := listing.Query{Filter: mustFilter("like(external_ref,crm-0*)")}
+				_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, q, nil)
+				recs, _, _ := fullRead(t, srv, r, commerce.Accounts, q)
 				ids := make([]string, len(recs))
 				for i, r := range recs {
 					ids[i] = r.ID
@@ -330,9 +335,9 @@ func TestRefreshWithWritesDuringTheRead(t *testing.T) {
 					}
 					return nil
 				})
-				got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
+				got, stats, _, _ := cachedRead(t, srv, r, commerce.Accounts, q, snap)
 				srv.SetFaults(nil)
-				want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+				want, wantStats, _ := fullRead(t, srv, r, commerce.Accounts, q)
 				t.Logf("%s (%s)", stats.Cache, stats.CacheReason)
 				sameResult(t, got, stats.Total, want, wantStats.Total)
 			})
@@ -345,9 +350,9 @@ func TestRefreshWithWritesDuringTheRead(t *testing.T) {
 // read again.
 func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000})
-	e := newClient(t, srv)
-	q := Query{}
-	before, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+	r := newReads(t, srv)
+	q := listing.Query{}
+	before, _, _ := fullRead(t, srv, r, commerce.Accounts, q)
 	late, other := before[100], before[200]
 	if err := srv.Update("accounts", late.ID); err != nil { // the update the snapshot misses
 		t.Fatal(err)
@@ -356,7 +361,7 @@ func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
 	if err := srv.Update("accounts", other.ID); err != nil { // the newest it sees
 		t.Fatal(err)
 	}
-	_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
+	_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, q, nil)
 	// The snapshot as it would be had the service shown the first update
 	// only after it was taken: the old record, and the high-water mark of
 	// the second update.
@@ -365,8 +370,8 @@ func TestRefreshRecordUpdatedWithinTheOverlap(t *testing.T) {
 			snap.Records[i] = []byte(late.JSON)
 		}
 	}
-	got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
-	want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+	got, stats, _, _ := cachedRead(t, srv, r, commerce.Accounts, q, snap)
+	want, wantStats, _ := fullRead(t, srv, r, commerce.Accounts, q)
 	sameResult(t, got, stats.Total, want, wantStats.Total)
 	if stats.Cache != cacheRefreshed {
 		t.Errorf("read in full: %s", stats.CacheReason)
@@ -379,10 +384,10 @@ func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 	for _, skew := range []time.Duration{time.Hour, -time.Hour} {
 		t.Run(skew.String(), func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Accounts: 4000, Now: func() time.Time { return time.Now().Add(skew) }})
-			e := newClient(t, srv, smallPages)
-			q := Query{Sort: "-updated_at"}
-			_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, q, nil)
-			recs, _, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			r := newReads(t, srv, smallPages)
+			q := listing.Query{Sort: "-updated_at"}
+			_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, q, nil)
+			recs, _, _ := fullRead(t, srv, r, commerce.Accounts, q)
 			for i := range 5 {
 				if err := srv.Update("accounts", recs[i*50].ID); err != nil {
 					t.Fatal(err)
@@ -394,8 +399,8 @@ func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 			if err := srv.Delete("accounts", recs[7].ID); err != nil {
 				t.Fatal(err)
 			}
-			got, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, q, snap)
-			want, wantStats, _ := fullRead(t, srv, e, commerce.Accounts, q)
+			got, stats, _, _ := cachedRead(t, srv, r, commerce.Accounts, q, snap)
+			want, wantStats, _ := fullRead(t, srv, r, commerce.Accounts, q)
 			sameResult(t, got, stats.Total, want, wantStats.Total)
 			if stats.Cache != cacheRefreshed {
 				t.Errorf("read in full: %s", stats.CacheReason)
@@ -407,19 +412,19 @@ func TestRefreshWithAClockOffByAnHour(t *testing.T) {
 // Queries a refresh cannot prove exact are read in full, and say why.
 func TestRefreshableSaysWhy(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Files: 10, Accounts: 300})
-	e := newClient(t, srv)
+	r := newReads(t, srv)
 	for _, tc := range []struct {
 		ok   bool
 		want string
 		fn   func() string
 	}{
-		{false, "updated_at", func() string { return notRefreshable(t, e, commerce.Files, Query{}) }},
-		{false, "max_results", func() string { return notRefreshable(t, e, commerce.Orders, Query{MaxResults: 10}) }},
+		{false, "updated_at", func() string { return whyNotRefreshable(t, r, commerce.Files, listing.Query{}) }},
+		{false, "max_results", func() string { return whyNotRefreshable(t, r, commerce.Orders, listing.Query{MaxResults: 10}) }},
 		{false, "in parts", func() string {
-			return notRefreshable(t, e, commerce.Accounts, Query{Filter: mustFilter(longIn(t, srv))})
+			return whyNotRefreshable(t, r, commerce.Accounts, listing.Query{Filter: mustFilter(longIn(t, srv))})
 		}},
-		{true, "", func() string { return notRefreshable(t, e, commerce.Accounts, Query{Sort: "name"}) }},
-		{true, "", func() string { return notRefreshable(t, e, commerce.Orders, Query{Sort: "-created_at"}) }},
+		{true, "", func() string { return whyNotRefreshable(t, r, commerce.Accounts, listing.Query{Sort: "name"}) }},
+		{true, "", func() string { return whyNotRefreshable(t, r, commerce.Orders, listing.Query{Sort: "-created_at"}) }},
 	} {
 		why := tc.fn()
 		if ok := why == ""; ok != tc.ok || (tc.want != "" && !strings.Contains(why, tc.want)) {
@@ -428,14 +433,14 @@ func TestRefreshableSaysWhy(t *testing.T) {
 	}
 }
 
-// notRefreshable plans q and says why it cannot be refreshed.
-func notRefreshable[T commerce.Record](t *testing.T, e *Engine, kind commerce.Kind[T], q Query) string {
+// whyNotRefreshable plans q and says why it cannot be refreshed.
+func whyNotRefreshable[T commerce.Record](t *testing.T, r *Reads, kind commerce.Kind[T], q listing.Query) string {
 	t.Helper()
-	p, err := newPlan(e, kind, q)
+	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.notRefreshable(p.listQuery([]Query{q}))
+	return notRefreshable(l, l.Need([]listing.Query{q}))
 }
 
 // longIn is an in() of 300 account ids, which one request cannot hold.
@@ -454,8 +459,8 @@ func longIn(t *testing.T, srv *emulator.Server) string {
 // the refresh: the counts would agree on a stale list.
 func TestRefreshCountsBeforeAskingForChanges(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000})
-	e := newClient(t, srv)
-	_, _, snap, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, nil)
+	r := newReads(t, srv)
+	_, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, nil)
 	var early atomic.Int32
 	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
 		if r.URL.Path != "/v2/accounts" || !strings.Contains(r.URL.RawQuery, "updated_at") {
@@ -474,7 +479,7 @@ func TestRefreshCountsBeforeAskingForChanges(t *testing.T) {
 	})
 	for range 5 {
 		srv.ResetStats()
-		_, stats, _, _ := cachedRead(t, srv, e, commerce.Accounts, Query{}, snap)
+		_, stats, _, _ := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, snap)
 		if stats.Cache != cacheRefreshed {
 			t.Fatalf("read in full: %s", stats.CacheReason)
 		}
