@@ -98,6 +98,14 @@ func NormalizeServiceURL(raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + path, nil
 }
 
+// IsLoopback reports whether a service URL (as NormalizeServiceURL
+// returns it) names this machine only: the emulator's address, not a
+// store's.
+func IsLoopback(serviceURL string) bool {
+	u, err := url.Parse(serviceURL)
+	return err == nil && isLoopbackHost(u.Hostname())
+}
+
 // isLoopbackHost reports whether host names this machine only.
 func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {

@@ -75,7 +75,7 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"auth_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Address of the authorization service; the token is requested from `auth_url` + `/oauth/access_token`. Falls back to `" + envAuthURL + "`, then to `base_url`. " +
-					"The client secret is sent here, so the same `https` rule applies.",
+					"The client secret is sent here, so the same `https` rule applies, and a loopback `auth_url` with a `base_url` that is not (or the reverse) is refused before anything is sent: usually an emulator variable left set.",
 			},
 			"page_size": schema.Int64Attribute{
 				Optional:            true,
@@ -262,6 +262,8 @@ func rateLimit(v types.Float64) (float64, diag.Diagnostics) {
 // malformed against the attribute and its variable.
 func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureResponse) (resolvedConfig, bool) {
 	var s resolvedConfig
+	// from says where each value came from, for messages.
+	from := map[string]string{}
 	pick := func(attr, env string, v types.String, required bool) string {
 		if v.IsUnknown() {
 			resp.Diagnostics.AddAttributeError(path.Root(attr), "Unknown "+attr,
@@ -273,6 +275,7 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 				resp.Diagnostics.AddAttributeError(path.Root(attr), "Empty "+attr,
 					fmt.Sprintf("%s is set to an empty string. Give it a value, or remove it and set the %s environment variable.", attr, env))
 			}
+			from[attr] = "the " + attr + " attribute"
 			return v.ValueString()
 		}
 		val := os.Getenv(env)
@@ -280,6 +283,7 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 			resp.Diagnostics.AddAttributeError(path.Root(attr), "Missing "+attr,
 				fmt.Sprintf("The provider needs %s. Set %s in the provider \"commerce\" block, or set the %s environment variable.", attr, attr, env))
 		}
+		from[attr] = "the " + env + " environment variable"
 		return val
 	}
 	s.clientID = pick("client_id", envClientID, cfg.ClientID, true)
@@ -289,23 +293,46 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 	if resp.Diagnostics.HasError() {
 		return s, false
 	}
-	checkURL := func(attr, env, raw string) string {
+	checkURL := func(attr, raw string) string {
 		norm, err := client.NormalizeServiceURL(raw)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(attr), "Invalid "+attr,
-				fmt.Sprintf("%s (from the provider block or %s) %v.", attr, env, err))
+				fmt.Sprintf("%s (from %s) %v.", attr, from[attr], err))
 		}
 		return norm
 	}
-	s.baseURL = checkURL("base_url", envBaseURL, s.baseURL)
+	s.baseURL = checkURL("base_url", s.baseURL)
 	if s.authURL != "" {
-		s.authURL = checkURL("auth_url", envAuthURL, s.authURL)
-		if base, auth := hostOf(s.baseURL), hostOf(s.authURL); base != "" && auth != "" && base != auth {
-			resp.Diagnostics.AddAttributeWarning(path.Root("auth_url"), "auth_url is on another host",
-				fmt.Sprintf("The client secret is sent to %s, while resources are read from %s. Make sure both belong to your service.", auth, base))
-		}
+		s.authURL = checkURL("auth_url", s.authURL)
+	}
+	if !resp.Diagnostics.HasError() && s.authURL != "" {
+		resp.Diagnostics.Append(authURLElsewhere(s, from)...)
 	}
 	return s, !resp.Diagnostics.HasError()
+}
+
+// authURLElsewhere checks where the client secret goes (auth_url) against
+// where the records are read (base_url). One on this machine's loopback
+// address and the other not is refused before anything is sent: it is
+// almost always a variable left over from the emulator, which would send
+// a real store's secret to a local port, or the emulator's to a real
+// store. Two other hosts are only warned of.
+func authURLElsewhere(s resolvedConfig, from map[string]string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	base, auth := hostOf(s.baseURL), hostOf(s.authURL)
+	switch {
+	case client.IsLoopback(s.baseURL) != client.IsLoopback(s.authURL):
+		diags.AddAttributeError(path.Root("auth_url"), "auth_url and base_url point at different machines",
+			fmt.Sprintf("auth_url is %s (from %s) and base_url is %s (from %s): one is this machine's loopback address and the other is not, "+
+				"so the client secret would go to %s while records are read from %s. Nothing was sent. This is usually a variable left over from the emulator "+
+				"(it prints COMMERCE_AUTH_URL with the others): unset the one that names the emulator, or set both to the same service.",
+				s.authURL, from["auth_url"], s.baseURL, from["base_url"], auth, base))
+	case base != auth:
+		diags.AddAttributeWarning(path.Root("auth_url"), "auth_url is on another host",
+			fmt.Sprintf("The client secret is sent to %s (auth_url, from %s), while resources are read from %s (base_url, from %s). Make sure both belong to your service.",
+				auth, from["auth_url"], base, from["base_url"]))
+	}
+	return diags
 }
 
 func hostOf(u string) string {

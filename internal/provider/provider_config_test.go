@@ -48,12 +48,24 @@ func TestResolve(t *testing.T) {
 		}},
 		{"plain http to another host", map[string]string{envClientID: "i", envClientSecret: "s"}, func(m *providerModel) {
 			m.BaseURL = types.StringValue("http://api.example.com")
-		}, resolvedConfig{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the provider block or COMMERCE_BASE_URL)")}},
+		}, resolvedConfig{}, []wantDiag{errorAt("base_url", "Invalid base_url", "base_url (from the base_url attribute)")}},
 		{"auth_url on another host", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "https://api.example.com"}, func(m *providerModel) {
 			m.AuthURL = types.StringValue("https://auth.example.net")
 		}, resolvedConfig{"i", "s", "https://api.example.com", "https://auth.example.net"}, []wantDiag{
-			warningAt("auth_url", "auth_url is on another host", "The client secret is sent to auth.example.net, while resources are read from api.example.com."),
+			warningAt("auth_url", "auth_url is on another host", "The client secret is sent to auth.example.net (auth_url, from the auth_url attribute), while resources are read from api.example.com (base_url, from the COMMERCE_BASE_URL environment variable)."),
 		}},
+		{"the emulator's auth_url left over for a store", map[string]string{envClientID: "i", envClientSecret: "s", envAuthURL: "http://127.0.0.1:8080"}, func(m *providerModel) {
+			m.BaseURL = types.StringValue("https://api.example.com")
+		}, resolvedConfig{}, []wantDiag{errorAt("auth_url", "auth_url and base_url point at different machines",
+			"auth_url is http://127.0.0.1:8080 (from the COMMERCE_AUTH_URL environment variable) and base_url is https://api.example.com (from the base_url attribute)")}},
+		{"a store's auth_url for the emulator", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "http://localhost:8080"}, func(m *providerModel) {
+			m.AuthURL = types.StringValue("https://auth.example.com")
+		}, resolvedConfig{}, []wantDiag{errorAt("auth_url", "auth_url and base_url point at different machines",
+			"auth_url is https://auth.example.com (from the auth_url attribute) and base_url is http://localhost:8080 (from the COMMERCE_BASE_URL environment variable)")}},
+		{"two loopback ports", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "http://127.0.0.1:8080", envAuthURL: "http://[::1]:9090"}, nil,
+			resolvedConfig{"i", "s", "http://127.0.0.1:8080", "http://[::1]:9090"}, []wantDiag{
+				warningAt("auth_url", "auth_url is on another host", "The client secret is sent to [::1]:9090"),
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
