@@ -228,3 +228,30 @@ func TestCacheListLargerThanTheBoundIsSaid(t *testing.T) {
 		t.Errorf("%d files in the cache folder, want none", len(files))
 	}
 }
+
+// cache_dir = "~/…" is the home folder, as a shell reads it: no folder
+// named "~" appears where Terraform runs. Another user's ~name is refused
+// with the fix.
+func TestCacheFolderUnderHome(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Orders: 1, Files: 1, Accounts: 5})
+	clearEnv(t)
+	home, work := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Chdir(work)
+	p, diags := configureCache(t, srv, "~/.cache/commerce", nil)
+	if len(diags) != 0 {
+		t.Fatalf("configure: %s", summaries(diags))
+	}
+	p.readState(t, "commerce_accounts", nil)
+	if _, err := os.Stat(filepath.Join(work, "~")); !os.IsNotExist(err) {
+		t.Errorf("a folder named ~ in the working folder: %v", err)
+	}
+	entries, err := os.ReadDir(filepath.Join(home, ".cache", "commerce"))
+	if err != nil || len(entries) == 0 {
+		t.Errorf("the cache folder under HOME holds %d entries (%v), want the listing's", len(entries), err)
+	}
+	_, diags = configureCache(t, srv, "~someone/cache", nil)
+	if len(diags) != 1 || diags[0].Summary != "Invalid cache_dir" || !strings.Contains(diags[0].Detail, "write the folder's full path") {
+		t.Errorf("~someone: %s; want an Invalid cache_dir that says to write the full path", summaries(diags))
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +97,14 @@ func openCache(ctx context.Context, cfg providerModel, set resolvedConfig) (*dis
 	if dir == "" || diags.HasError() {
 		return nil, diags
 	}
+	dir, err := expandHome(dir)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cache_dir"), "Invalid cache_dir", fmt.Sprintf("The cache folder from %s %v.", from, err))
+		return nil, diags
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	store, err := cache.Open(dir, set.clientSecret, cache.Options{MaxBytes: maxMB << 20})
 	switch {
 	case errors.Is(err, cache.ErrInsecure):
@@ -110,6 +120,25 @@ func openCache(ctx context.Context, cfg providerModel, set resolvedConfig) (*dis
 	// The store's identity: the same listing on another store, or as
 	// another client, is another entry.
 	return &diskCache{store: store, dir: dir, scope: set.baseURL + "\x00" + set.clientID}, diags
+}
+
+// expandHome reads a leading ~ of a folder as the shell would: "~" and
+// "~/…" are the home folder, so that cache_dir = "~/.cache/commerce" does
+// not make a folder named "~" where Terraform runs. "~name/…" (another
+// user's home) is refused rather than taken literally.
+func expandHome(dir string) (string, error) {
+	rest, ok := strings.CutPrefix(dir, "~")
+	if !ok {
+		return dir, nil
+	}
+	if rest != "" && rest[0] != '/' && rest[0] != filepath.Separator {
+		return "", fmt.Errorf("%q starts with ~%s, another user's home folder, which the provider does not look up; write the folder's full path", dir, strings.SplitN(rest, "/", 2)[0])
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%q starts with ~, but the home folder is not known (%v); write the folder's full path", dir, err)
+	}
+	return filepath.Join(home, rest), nil
 }
 
 // cacheMaxMB is cache_max_mb, else its environment variable, which no

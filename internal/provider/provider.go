@@ -110,6 +110,7 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 				Optional: true,
 				MarkdownDescription: "Folder for an encrypted cache of list results, so that a later plan asks the store only what changed since the last one (see the " +
 					"[How listing works](guides/how-listing-works#a-cache-between-plans) guide). Falls back to `" + envCacheDir + "`; off when neither is set. " +
+					"A leading `~/` is the home folder; a relative path is relative to the folder Terraform runs in (where you run `terraform plan`, or its `-chdir`). " +
 					"Created owner-only (0700) if missing. A folder other users can only read (0755) is used; one they can write is refused. " +
 					"Entries are encrypted with a key derived from the client secret and kept at most " + cacheMaxAgeText + ". Delete the folder to clear it. " +
 					"A folder that cannot be written is a warning, once per plan, and the plan reads in full.",
