@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,31 +89,31 @@ var whereTermCases = []struct {
 	{"unknown values", where("id", "in", types.StringNull(), types.ListUnknown(types.StringType)), "", false, nil},
 	{"unknown element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringUnknown())), "", false, nil},
 	{"invalid op, nothing close", where("status", "contains", types.StringValue("x"), noValues), "", true, []wantDiag{
-		errorAt("where[1].op", "Invalid where operator", `where[1].op is "contains", which is not an operator. Use one of eq, like, in, gt, ge, lt, le.`)}},
+		errorAt("where[1]", "Invalid where operator", `where[1].op is "contains", which is not an operator. Use one of eq, like, in, gt, ge, lt, le.`)}},
 	{"invalid op, did you mean", where("created_at", "gte", types.StringValue(exampleTimestamp), noValues), "", true, []wantDiag{
-		errorAt("where[1].op", "Invalid where operator", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`)}},
+		errorAt("where[1]", "Invalid where operator", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`)}},
 	{"lte means le", where("created_at", "lte", types.StringValue(exampleTimestamp), noValues), "", true, []wantDiag{
-		errorAt("where[1].op", "Invalid where operator", `; did you mean "le"?`)}},
+		errorAt("where[1]", "Invalid where operator", `; did you mean "le"?`)}},
 	{"neq is not eq", where("status", "neq", types.StringValue("x"), noValues), "", true, []wantDiag{
-		errorAt("where[1].op", "Invalid where operator", `where[1].op is "neq", which is not an operator. Use one of`)}},
+		errorAt("where[1]", "Invalid where operator", `where[1].op is "neq", which is not an operator. Use one of`)}},
 	{"operators are case-sensitive", where("status", "EQ", types.StringValue("x"), noValues), "", true, []wantDiag{
-		errorAt("where[1].op", "Invalid where operator", `"EQ", which is not an operator; did you mean "eq"?`)}},
+		errorAt("where[1]", "Invalid where operator", `"EQ", which is not an operator; did you mean "eq"?`)}},
 	{"null element of values", where("id", "in", types.StringNull(), strList(types.StringValue("a"), types.StringNull())), "", true, []wantDiag{
-		errorAt("where[1].values[1]", "Null where value", "where[1].values[1] is null")}},
+		errorAt("where[1]", "Null where value", "where[1].values[1] is null")}},
 	{"in with value", where("mime_type", "in", types.StringValue("image/png"), noValues), "", true, []wantDiag{
-		errorAt("where[1].value", "Use values with in", `where[1]: the in operator takes a list: write values = ["a", "b"]`)}},
+		errorAt("where[1]", "Use values with in", `where[1]: the in operator takes a list: write values = ["a", "b"]`)}},
 	{"in with empty values", where("id", "in", types.StringNull(), strList()), "", true, []wantDiag{
-		errorAt("where[1].values", "Missing where values", "needs at least one element in values")}},
+		errorAt("where[1]", "Missing where values", "needs at least one element in values")}},
 	{"in with neither", where("id", "in", types.StringNull(), noValues), "", true, []wantDiag{
-		errorAt("where[1].values", "Missing where values", "where[1]: the in operator")}},
+		errorAt("where[1]", "Missing where values", "where[1]: the in operator")}},
 	{"eq with values", where("status", "eq", types.StringNull(), strList(types.StringValue("a"))), "", true, []wantDiag{
-		errorAt("where[1].values", "Use value with eq", "the eq operator takes one value", "values is only for in")}},
+		errorAt("where[1]", "Use value with eq", "the eq operator takes one value", "values is only for in")}},
 	{"lt with neither", where("created_at", "lt", types.StringNull(), noValues), "", true, []wantDiag{
-		errorAt("where[1].value", "Missing where value", `where[1]: the lt operator needs value = "..."`)}},
+		errorAt("where[1]", "Missing where value", `where[1]: the lt operator needs value = "..."`)}},
 	{"attribute with a space", where("file name", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
-		errorAt("where[1].attribute", "Invalid where attribute", `where[1].attribute is "file name"`, "starts with a letter or _")}},
+		errorAt("where[1]", "Invalid where attribute", `where[1].attribute is "file name"`, "starts with a letter or _")}},
 	{"attribute with a parenthesis", where("a)", "eq", types.StringValue("a"), noValues), "", true, []wantDiag{
-		errorAt("where[1].attribute", "Invalid where attribute", `"a)"`)}},
+		errorAt("where[1]", "Invalid where attribute", `"a)"`)}},
 }
 
 func TestWhereTerm(t *testing.T) {
@@ -257,7 +258,7 @@ func TestCheckTermFollowsTheTable(t *testing.T) {
 		for name, fa := range r.Filters {
 			for _, op := range filter.Ops() {
 				term := filter.NewTerm(op, name, valid[fa.Kind])
-				diags := checkTerm(wherePaths(path.Root("where").AtListIndex(0), op), term, term.String(), &r, "ex")
+				diags := checkTerm(wherePaths(path.Root("where").AtListIndex(0), op), term, term.String(), &r, func() string { return "ex" })
 				if refused := diags.HasError(); refused == fa.Allows(op) {
 					t.Errorf("%s %s: refused = %v, table allows = %v %v", r.Name, term, refused, fa.Allows(op), diags)
 				}
@@ -281,20 +282,20 @@ func TestCheckTermPaths(t *testing.T) {
 		diags []wantDiag
 	}{
 		{"unknown attribute", wherePaths(w, filter.Eq), filter.NewTerm(filter.Eq, "lable", "x"), []wantDiag{
-			errorAt("where[2].attribute", "Unknown filter attribute", `where[2].attribute: "eq(lable,x)": things cannot be filtered on "lable"; did you mean "label"?`)}},
+			errorAt("where[2]", "Unknown filter attribute", `where[2].attribute: "eq(lable,x)": things cannot be filtered on "lable"; did you mean "label"?`)}},
 		{"operator not offered", wherePaths(w, filter.Like), filter.NewTerm(filter.Like, "weight", "1*"), []wantDiag{
-			errorAt("where[2].op", "Operator not supported on this attribute", `where[2].op: "like(weight,\"1*\")": the service filters things weight with gt, in only`)}},
+			errorAt("where[2]", "Operator not supported on this attribute", `where[2].op: "like(weight,\"1*\")": the service filters things weight with gt, in only`)}},
 		{"bad value", wherePaths(w, filter.Lt), filter.NewTerm(filter.Lt, "seen_at", "yesterday"), []wantDiag{
-			errorAt("where[2].value", "Invalid filter value", `where[2].value: "lt(seen_at,yesterday)": seen_at is a timestamp: "yesterday" is not a timestamp`)}},
-		{"bad values of in, each where it is", wherePaths(w, filter.In), filter.NewTerm(filter.In, "weight", "1", "ten", "3", "x"), []wantDiag{
-			errorAt("where[2].values[1]", "Invalid filter value", `where[2].values[1]: "in(weight,1,ten,3,x)": weight is a number, and "ten" is not one.`),
-			errorAt("where[2].values[3]", "Invalid filter value", `"x" is not one.`)}},
+			errorAt("where[2]", "Invalid filter value", `where[2].value: "lt(seen_at,yesterday)": seen_at is a timestamp: "yesterday" is not a timestamp`)}},
+		{"bad values of in, each named", wherePaths(w, filter.In), filter.NewTerm(filter.In, "weight", "1", "ten", "3", "x"), []wantDiag{
+			errorAt("where[2]", "Invalid filter value", `where[2].values[1]: "in(weight,1,ten,3,x)": weight is a number, and "ten" is not one.`),
+			errorAt("where[2]", "Invalid filter value", `where[2].values[3]: "in(weight,1,ten,3,x)": weight is a number, and "x" is not one.`)}},
 		{"in a filter, all at filter", filterPaths(path.Root("filter")), filter.NewTerm(filter.In, "weight", "ten"), []wantDiag{
 			errorAt("filter", "Invalid filter value", `filter: "in(weight,ten)": weight is a number`)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			checkDiags(t, checkTerm(tc.ps, tc.term, tc.term.String(), &things, thingsExample), tc.diags...)
+			checkDiags(t, checkTerm(tc.ps, tc.term, strconv.Quote(tc.term.String()), &things, func() string { return thingsExample }), tc.diags...)
 		})
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/liststate"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -383,7 +384,7 @@ func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Endpoin
 		if tdiags.HasError() {
 			continue
 		}
-		diags.Append(checkTerm(wherePaths(p, term.Op), term, term.String(), r, example)...)
+		diags.Append(checkTerm(wherePaths(p, term.Op), term, whereItemText(w), r, func() string { return whereExample(example) })...)
 		terms = append(terms, term)
 	}
 	return terms, known, diags
@@ -425,68 +426,113 @@ func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example str
 		diags.Append(tooManyTerms(p, fmt.Sprintf("filter has %d terms", len(expr)), len(expr))...)
 	}
 	for _, t := range expr {
-		diags.Append(checkTerm(filterPaths(p), t, text[t.Start:t.End], r, example)...)
+		diags.Append(checkTerm(filterPaths(p), t, strconv.Quote(text[t.Start:t.End]), r, func() string { return example })...)
 	}
 	return parsed, diags
 }
 
-// termPaths are the attribute paths a term's diagnostics go to, one per
-// part of the term, so that each mistake is reported once, where it is.
+// termPaths say where a term's diagnostics go (at) and how their text
+// names each part of the term.
 type termPaths struct {
-	attribute, op path.Path
-	value         func(i int) path.Path // of the term's i-th value
+	at            path.Path
+	attribute, op string
+	value         func(i int) string // the term's i-th value
 }
 
 // filterPaths puts every part of a term in a filter expression at p.
 func filterPaths(p path.Path) termPaths {
-	return termPaths{attribute: p, op: p, value: func(int) path.Path { return p }}
+	return termPaths{at: p, attribute: p.String(), op: p.String(), value: func(int) string { return p.String() }}
 }
 
-// wherePaths puts each part of the term of where element p at the
-// attribute that sets it.
+// wherePaths puts a term of where element p at the element itself, which
+// Terraform shows as the item in the list (a path into the item's own
+// attributes it cannot place, and shows the data source's first line),
+// and names the part at fault in the text.
 func wherePaths(p path.Path, op filter.Op) termPaths {
-	value := func(int) path.Path { return p.AtName("value") }
+	value := func(int) string { return p.AtName("value").String() }
 	if op == filter.In {
-		value = func(i int) path.Path { return p.AtName("values").AtListIndex(i) }
+		value = func(i int) string { return p.AtName("values").AtListIndex(i).String() }
 	}
-	return termPaths{attribute: p.AtName("attribute"), op: p.AtName("op"), value: value}
+	return termPaths{at: p, attribute: p.AtName("attribute").String(), op: p.AtName("op").String(), value: value}
 }
 
-// checkTerm checks one term's attribute, operator and values. src is the
-// term as the user wrote it, for quoting in messages.
-func checkTerm(ps termPaths, t filter.Term, src string, r *commerce.Endpoint, example string) diag.Diagnostics {
+// whereItemText is a where element as the user wrote it, for messages.
+func whereItemText(w whereModel) string {
+	parts := []string{"attribute = " + strconv.Quote(w.Attribute.ValueString()), "op = " + strconv.Quote(w.Op.ValueString())}
+	if !w.Value.IsNull() {
+		parts = append(parts, "value = "+strconv.Quote(w.Value.ValueString()))
+	}
+	if !w.Values.IsNull() {
+		var vs []string
+		for _, v := range w.Values.Elements() {
+			if s, ok := v.(types.String); ok {
+				vs = append(vs, strconv.Quote(s.ValueString()))
+			}
+		}
+		parts = append(parts, "values = ["+strings.Join(vs, ", ")+"]")
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// whereExample is a filter example written as where items.
+func whereExample(example string) string {
+	expr, err := filter.Parse(example)
+	if err != nil || len(expr) == 0 {
+		return example
+	}
+	items := make([]string, 0, len(expr))
+	for _, t := range expr {
+		w := whereModel{Attribute: types.StringValue(t.Attribute), Op: types.StringValue(string(t.Op)), Value: types.StringNull(), Values: types.ListNull(types.StringType)}
+		if t.Op == filter.In {
+			vs := make([]attr.Value, len(t.Values))
+			for i, v := range t.Values {
+				vs[i] = types.StringValue(v)
+			}
+			w.Values = types.ListValueMust(types.StringType, vs)
+		} else if len(t.Values) > 0 {
+			w.Value = types.StringValue(t.Values[0])
+		}
+		items = append(items, "  "+whereItemText(w)+",")
+	}
+	return "where = [\n" + strings.Join(items, "\n") + "\n]"
+}
+
+// checkTerm checks one term's attribute, operator and values. shown is
+// the term as the user wrote it, quoted as messages show it; example is
+// worked out only for a message (a where example parses the filter one).
+func checkTerm(ps termPaths, t filter.Term, shown string, r *commerce.Endpoint, example func() string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if r == nil {
 		return diags
 	}
 	fa, known := r.Filters[t.Attribute]
 	if len(r.Filters) == 0 {
-		diags.AddAttributeError(ps.attribute, "Endpoint takes no filter",
-			fmt.Sprintf("%s: %q: the service does not filter %s at all (it refuses any filter); remove filter and where.", ps.attribute, src, r.Name))
+		diags.AddAttributeError(ps.at, "Endpoint takes no filter",
+			fmt.Sprintf("%s: %s: the service does not filter %s at all (it refuses any filter); remove filter and where.", ps.attribute, shown, r.Name))
 		return diags
 	}
 	if !known {
-		diags.AddAttributeError(ps.attribute, "Unknown filter attribute",
-			fmt.Sprintf("%s: %q: %s cannot be filtered on %q%s The service filters %s on: %s.\n\nExample: %s",
-				ps.attribute, src, r.Name, t.Attribute, didYouMean(filter.Closest(t.Attribute, r.FilterAttributeNames())),
-				r.Name, strings.Join(r.FilterAttributeNames(), ", "), example))
+		diags.AddAttributeError(ps.at, "Unknown filter attribute",
+			fmt.Sprintf("%s: %s: %s cannot be filtered on %q%s The service filters %s on: %s.\n\nExample: %s",
+				ps.attribute, shown, r.Name, t.Attribute, didYouMean(filter.Closest(t.Attribute, r.FilterAttributeNames())),
+				r.Name, strings.Join(r.FilterAttributeNames(), ", "), example()))
 		return diags
 	}
 	if !fa.Allows(t.Op) {
-		diags.AddAttributeError(ps.op, "Operator not supported on this attribute",
-			fmt.Sprintf("%s: %q: the service filters %s %s with %s only, not with %s.\n\nExample: %s",
-				ps.op, src, r.Name, t.Attribute, fa.OpNames(), t.Op, example))
+		diags.AddAttributeError(ps.at, "Operator not supported on this attribute",
+			fmt.Sprintf("%s: %s: the service filters %s %s with %s only, not with %s.\n\nExample: %s",
+				ps.op, shown, r.Name, t.Attribute, fa.OpNames(), t.Op, example()))
 		return diags
 	}
 	for i, v := range t.Values {
 		if msg := badValue(fa.Kind, t.Attribute, v); msg != "" {
-			diags.AddAttributeError(ps.value(i), "Invalid filter value",
-				fmt.Sprintf("%s: %q: %s\n\nExample: %s", ps.value(i), src, msg, example))
+			diags.AddAttributeError(ps.at, "Invalid filter value",
+				fmt.Sprintf("%s: %s: %s\n\nExample: %s", ps.value(i), shown, msg, example()))
 		} else if fa.Kind == commerce.TimestampValue && t.Op == filter.Eq && filter.IsDateOnly(v) {
 			day, _ := filter.ParseTimestamp(v)
-			diags.AddAttributeWarning(ps.value(i), "Date matches one instant",
-				fmt.Sprintf("%s: %q: a date stands for midnight UTC, so eq matches only records whose %s is exactly %s. For the whole day write ge(%s,%s):lt(%s,%s).",
-					ps.value(i), src, t.Attribute, filter.FormatTimestamp(day), t.Attribute, v, t.Attribute, day.AddDate(0, 0, 1).Format("2006-01-02")))
+			diags.AddAttributeWarning(ps.at, "Date matches one instant",
+				fmt.Sprintf("%s: %s: a date stands for midnight UTC, so eq matches only records whose %s is exactly %s. For the whole day write ge(%s,%s):lt(%s,%s).",
+					ps.value(i), shown, t.Attribute, filter.FormatTimestamp(day), t.Attribute, v, t.Attribute, day.AddDate(0, 0, 1).Format("2006-01-02")))
 		}
 	}
 	return diags
@@ -542,7 +588,7 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	if !op.Valid() {
 		// The schema has no OneOf validator for op, so that this is the one
 		// diagnostic of a bad operator.
-		diags.AddAttributeError(p.AtName("op"), "Invalid where operator",
+		diags.AddAttributeError(p, "Invalid where operator",
 			fmt.Sprintf("%s is %q, which is not an operator%s Use one of %s.",
 				p.AtName("op"), w.Op.ValueString(), didYouMean(filter.SuggestOp(w.Op.ValueString())), opNames()))
 		return term, true, diags
@@ -555,7 +601,7 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 				return term, false, nil
 			}
 			if s.IsNull() {
-				diags.AddAttributeError(p.AtName("values").AtListIndex(i), "Null where value",
+				diags.AddAttributeError(p, "Null where value",
 					fmt.Sprintf("%s is null; give every element of values a string.", p.AtName("values").AtListIndex(i)))
 				return term, true, diags
 			}
@@ -564,16 +610,16 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	}
 	switch {
 	case op == filter.In && !w.Value.IsNull():
-		diags.AddAttributeError(p.AtName("value"), "Use values with in",
+		diags.AddAttributeError(p, "Use values with in",
 			fmt.Sprintf("%s: the in operator takes a list: write values = [\"a\", \"b\"] instead of value.", p))
 	case op == filter.In && len(values) == 0:
-		diags.AddAttributeError(p.AtName("values"), "Missing where values",
+		diags.AddAttributeError(p, "Missing where values",
 			fmt.Sprintf("%s: the in operator needs at least one element in values, e.g. values = [\"complete\", \"processing\"].", p))
 	case op != filter.In && !w.Values.IsNull():
-		diags.AddAttributeError(p.AtName("values"), "Use value with "+string(op),
+		diags.AddAttributeError(p, "Use value with "+string(op),
 			fmt.Sprintf("%s: the %s operator takes one value: write value = \"...\"; values is only for in.", p, op))
 	case op != filter.In && w.Value.IsNull():
-		diags.AddAttributeError(p.AtName("value"), "Missing where value",
+		diags.AddAttributeError(p, "Missing where value",
 			fmt.Sprintf("%s: the %s operator needs value = \"...\".", p, op))
 	}
 	if diags.HasError() {
@@ -587,7 +633,7 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	// checked alone, so that a long in() is reported as too long, not as a
 	// bad name.
 	if !filter.ValidAttribute(term.Attribute) {
-		diags.AddAttributeError(p.AtName("attribute"), "Invalid where attribute",
+		diags.AddAttributeError(p, "Invalid where attribute",
 			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _, dots and -, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
 	}
 	return term, true, diags

@@ -83,15 +83,15 @@ func TestValidateOneDiagnosticPerMistake(t *testing.T) {
 		{"filter operator misspelt", "commerce_orders", map[string]tftypes.Value{"filter": str("gte(created_at,2026-01-01T00:00:00.000Z)")},
 			"filter", `unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le`},
 		{"where attribute misspelt", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("stauts", "eq", "complete"))},
-			"where[1].attribute", `where[1].attribute: "eq(stauts,complete)": orders cannot be filtered on "stauts"; did you mean "status"?`},
+			"where[1]", "where[1].attribute: { attribute = \"stauts\", op = \"eq\", value = \"complete\" }: orders cannot be filtered on \"stauts\"; did you mean \"status\"?"},
 		{"where operator misspelt", "commerce_files", map[string]tftypes.Value{"where": whereList(schemas, "commerce_files", whereElem("file_name", "eq", "a"), whereElem("file_size", "gte", "1"))},
-			"where[1].op", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`},
+			"where[1]", `where[1].op is "gte", which is not an operator; did you mean "ge"? Use one of eq, like, in, gt, ge, lt, le.`},
 		{"where operator unknown", "commerce_files", map[string]tftypes.Value{"where": whereList(schemas, "commerce_files", whereElem("file_name", "contains", "a"))},
-			"where[0].op", `where[0].op is "contains", which is not an operator. Use one of`},
+			"where[0]", `where[0].op is "contains", which is not an operator. Use one of`},
 		{"where operator not offered", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("status", "like", "c*"))},
-			"where[1].op", "orders status with eq only, not with like"},
+			"where[1]", "orders status with eq only, not with like"},
 		{"where value bad", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("created_at", "ge", "2026-01-01 00:00"))},
-			"where[1].value", `where[1].value: "ge(created_at,\"2026-01-01 00:00\")": created_at is a timestamp: "2026-01-01 00:00" is not a timestamp`},
+			"where[1]", `where[1].value: { attribute = "created_at", op = "ge", value = "2026-01-01 00:00" }: created_at is a timestamp: "2026-01-01 00:00" is not a timestamp`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

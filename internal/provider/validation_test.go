@@ -26,7 +26,7 @@ func TestAccPlanTimeValidation(t *testing.T) {
 			`(?s)Unknown filter attribute.*accounts\s+cannot\s+be\s+filtered\s+on\s+"colour"\.\s+The\s+service\s+filters\s+accounts\s+on:`},
 		"misspelt where attribute": {`data "commerce_orders" "x" {
   where = [{ attribute = "currency", op = "eq", value = "USD" }, { attribute = "stauts", op = "eq", value = "complete" }]
-}`, `(?s)Unknown filter attribute.*where\[1\]\.attribute:\s+"eq\(stauts,complete\)":\s+orders\s+cannot\s+be\s+filtered\s+on\s+"stauts";\s+did\s+you\s+mean\s+"status"\?`},
+}`, `(?s)Unknown filter attribute.*where\[1\]\.attribute:\s+\{ attribute = "stauts", op = "eq", value = "complete" \}:\s+orders\s+cannot\s+be\s+filtered\s+on\s+"stauts";\s+did\s+you\s+mean\s+"status"\?`},
 		"unbalanced parentheses": {`data "commerce_orders" "x" { filter = "eq(status,complete" }`,
 			`(?s)Invalid filter expression.*filter:.*Example:`},
 		"missing value": {`data "commerce_accounts" "x" { filter = "eq(name,)" }`,
@@ -37,6 +37,12 @@ func TestAccPlanTimeValidation(t *testing.T) {
 			`(?s)Too many filter terms.*filter:\s+filter\s+has\s+11\s+terms;\s+the\s+service\s+takes\s+at\s+most\s+10`},
 		"malformed timestamp": {`data "commerce_orders" "x" { filter = "ge(created_at,2026-1-01)" }`,
 			`(?s)Invalid filter value.*"ge\(created_at,2026-1-01\)".*use\s+a\s+date\s+\(2026-01-02,\s+midnight\s+UTC\),\s+milliseconds`},
+		"where typo, at its item": {`data "commerce_orders" "x" {
+  where = [
+    { attribute = "status", op = "eq", value = "complete" },
+    { attribute = "stauts", op = "eq", value = "complete" },
+  ]
+}`, `(?s)Unknown filter attribute.*\d+:\s+\{ attribute = "stauts", op = "eq", value = "complete" \},\s+where\[1\]\.attribute: \{ attribute = "stauts".*did you\s+mean\s+"status"\?.*Example: where = \[`},
 		"timestamp in where": {`data "commerce_orders" "x" {
   where = [{ attribute = "updated_at", op = "lt", value = "yesterday" }]
 }`, `(?s)Invalid filter value.*where\[0\].*"yesterday" is not a timestamp`},
