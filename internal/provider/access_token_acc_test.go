@@ -196,7 +196,9 @@ func (s scanState) CheckState(_ context.Context, req statecheck.CheckStateReques
 }
 
 // TestAccAccessTokenFailsAsDataSourcesDo: refused credentials and an
-// unreachable auth_url, through the CLI.
+// unreachable auth_url, through the CLI: both end the provider's
+// configuration, before the token is opened, as they do before any data
+// source is read.
 func TestAccAccessTokenFailsAsDataSourcesDo(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
 	closed := "http://" + emulatortest.ClosedAddr(t)
@@ -226,42 +228,44 @@ provider "commerce" {
   max_retries   = 0
 }
 ephemeral "commerce_access_token" "this" { provider = commerce.unreachable }`,
-				ExpectError: regexp.MustCompile(`(?s)Could not reach the service.*Could\s+not\s+open\s+commerce_access_token.*Check\s+auth_url`),
+				ExpectError: regexp.MustCompile(`(?s)Could not reach the service.*Could\s+not\s+authenticate\s+with\s+the\s+store.*Check\s+auth_url`),
 			},
 		},
 	})
 }
 
-// The token's diagnostics are the data sources', word for word but for
-// what was being done.
-func TestAccessTokenDiagnosticsAreTheDataSources(t *testing.T) {
+// Credentials the store refuses, or a token endpoint that never answers,
+// end Configure with one error: Terraform then reads no data source and
+// opens no token, each of which would have said the same again.
+func TestAuthenticationFailsOncePerPlan(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 5})
 	clearEnv(t)
 	for _, tc := range []struct {
-		name     string
-		provider map[string]tftypes.Value
+		name, summary string
+		provider      map[string]tftypes.Value
 	}{
-		{"refused credentials", map[string]tftypes.Value{"base_url": str(srv.URL()), "client_id": str("nobody"), "client_secret": str("wrong")}},
-		{"unreachable auth_url", map[string]tftypes.Value{"base_url": str(srv.URL()), "auth_url": str("http://" + emulatortest.ClosedAddr(t)),
-			"client_id": str("id"), "client_secret": str("secret"), "max_retries": num(0)}},
+		{"refused credentials", "Authentication failed",
+			map[string]tftypes.Value{"base_url": str(srv.URL()), "client_id": str("nobody"), "client_secret": str("wrong")}},
+		{"unreachable auth_url", "Could not reach the service",
+			map[string]tftypes.Value{"base_url": str(srv.URL()), "auth_url": str("http://" + emulatortest.ClosedAddr(t)),
+				"client_id": str("id"), "client_secret": str("secret"), "max_retries": num(0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := configuredWith(t, NewServer("test"), tc.provider)
-			list := p.readResponse(t, "commerce_accounts", nil)
-			typ := p.schemas.EphemeralResourceSchemas["commerce_access_token"].ValueType()
-			open, err := p.server.OpenEphemeralResource(context.Background(), &tfprotov6.OpenEphemeralResourceRequest{
-				TypeName: "commerce_access_token", Config: dynamicValue(t, nullObject(typ, nil)),
-			})
+			server, err := NewServer("test")()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Diagnostics) != 1 || len(open.Diagnostics) != 1 {
-				t.Fatalf("diagnostics: list %d, token %d", len(list.Diagnostics), len(open.Diagnostics))
+			schemas, err := server.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			got, want := open.Diagnostics[0], list.Diagnostics[0]
-			detail := strings.ReplaceAll(withoutRunDetails(open.Diagnostics)[0].Detail, "open commerce_access_token", "list accounts")
-			if got.Summary != want.Summary || detail != withoutRunDetails(list.Diagnostics)[0].Detail {
-				t.Errorf("token:\n%s: %s\ndata source:\n%s: %s", got.Summary, got.Detail, want.Summary, want.Detail)
+			cfg := dynamicValue(t, nullObject(schemas.Provider.ValueType(), tc.provider))
+			resp, err := server.ConfigureProvider(t.Context(), &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError || resp.Diagnostics[0].Summary != tc.summary {
+				t.Errorf("configure: %s; want one error %q", summaries(resp.Diagnostics), tc.summary)
 			}
 		})
 	}

@@ -268,8 +268,9 @@ func (b *syncBuffer) Reset() {
 }
 
 // readWith configures the provider in process with the given provider
-// attributes, reads commerce_accounts, and returns the read's diagnostics
-// and the provider's log (JSON lines, as tflogtest writes them).
+// attributes, reads commerce_accounts, and returns the diagnostics the
+// plan stops at (Configure's, when it fails; else the read's) and the
+// provider's log (JSON lines, as tflogtest writes them).
 func readWith(t *testing.T, provider map[string]tftypes.Value) ([]*tfprotov6.Diagnostic, string) {
 	t.Helper()
 	clearEnv(t)
@@ -290,7 +291,9 @@ func readWith(t *testing.T, provider map[string]tftypes.Value) ([]*tfprotov6.Dia
 	}
 	for _, d := range configured.Diagnostics {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
+			// Terraform stops at a provider that could not be
+			// configured: this is what the user meets.
+			return configured.Diagnostics, logs.String()
 		}
 	}
 	ds := dynamicValue(t, nullObject(schemas.DataSourceSchemas["commerce_accounts"].ValueType(), nil))

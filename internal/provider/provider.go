@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
@@ -179,19 +180,36 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 		return
 	}
 	c.cache = disk
-	// Fetch the token now, while Terraform is still busy elsewhere, so that
-	// the first data source read does not wait for it. The fetch outlives
-	// Configure (WithoutCancel) but keeps its logger; a failure is reported
-	// by the read that needs the token, which tries again.
-	go func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, ccfg.RequestTimeout)
-		defer cancel()
-		_ = c.transport.Authenticate(ctx)
-	}(context.WithoutCancel(ctx))
+	// Fetch the token before any read: every read waits for it anyway, and
+	// credentials the store refuses (or an auth_url that never answers,
+	// after the transport's retries) are one error of the plan, not the
+	// same error once per data source. Only a fetch that outlasts
+	// request_timeout is left to the reads, which ask again.
+	if diags := authenticate(ctx, c, ccfg.RequestTimeout); diags.HasError() {
+		resp.Diagnostics.Append(diags...)
+		return
+	}
 	p.configured.Store(c)
 	resp.DataSourceData = c
 	resp.ResourceData = c
 	resp.EphemeralResourceData = c
+}
+
+// authenticate fetches the access token for c within timeout: the error
+// that ends Configure, if the store refused the credentials or could not
+// be reached; nothing if the time ran out first.
+func authenticate(ctx context.Context, c *configuredStore, timeout time.Duration) diag.Diagnostics {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := c.transport.Authenticate(actx)
+	switch {
+	case err == nil:
+		return nil
+	case actx.Err() != nil && ctx.Err() == nil:
+		tflog.Debug(ctx, "no access token within request_timeout; the reads ask again", map[string]any{"error": err.Error()})
+		return nil
+	}
+	return diag.Diagnostics{errorDiagnostic(ctx, "authenticate with the store", err)}
 }
 
 // unknownTuning reports the tuning settings that are unknown at plan time:
@@ -317,7 +335,8 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 // address and the other not is refused before anything is sent: it is
 // almost always a variable left over from the emulator, which would send
 // a real store's secret to a local port, or the emulator's to a real
-// store. Two other hosts are only warned of.
+// store. Two other hosts are only warned of; two loopback ports are one
+// machine.
 func authURLElsewhere(s resolvedConfig, from map[string]string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	base, auth := hostOf(s.baseURL), hostOf(s.authURL)
@@ -328,7 +347,7 @@ func authURLElsewhere(s resolvedConfig, from map[string]string) diag.Diagnostics
 				"so the client secret would go to %s while records are read from %s. Nothing was sent. This is usually a variable left over from the emulator "+
 				"(it prints COMMERCE_AUTH_URL with the others): unset the one that names the emulator, or set both to the same service.",
 				s.authURL, from["auth_url"], s.baseURL, from["base_url"], auth, base))
-	case base != auth:
+	case base != auth && !client.IsLoopback(s.baseURL): // two local ports are one machine
 		diags.AddAttributeWarning(path.Root("auth_url"), "auth_url is on another host",
 			fmt.Sprintf("The client secret is sent to %s (auth_url, from %s), while resources are read from %s (base_url, from %s). Make sure both belong to your service.",
 				auth, from["auth_url"], base, from["base_url"]))

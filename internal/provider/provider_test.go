@@ -228,3 +228,39 @@ data "commerce_accounts" "all" { include_json = true }`, srv.URL(), emulator.Def
 		}
 	}
 }
+
+// A wrong secret is one error per plan, however many data sources the
+// configuration has: Configure fetches the token and stops there.
+func TestAccWrongSecretIsOneError(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5, Orders: 5, Files: 5})
+	clearEnv(t)
+	failed := false
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: `provider "commerce" {
+  base_url      = "` + srv.URL() + `"
+  client_id     = "` + emulator.DefaultClientID + `"
+  client_secret = "not-the-secret"
+}
+data "commerce_accounts" "a" {}
+data "commerce_orders" "o" {}
+data "commerce_files" "f" {}
+data "commerce_account" "one" { name = "Acme, Inc." }`,
+		}},
+		// Not ExpectError, which cannot count.
+		ErrorCheck: func(err error) error {
+			failed = true
+			if n := len(regexp.MustCompile(`Error:\s+Authentication\s+failed`).FindAllString(err.Error(), -1)); n != 1 {
+				return fmt.Errorf("%d Authentication failed errors, want 1 for the plan: %w", n, err)
+			}
+			return nil
+		},
+	})
+	if !failed {
+		t.Error("the configuration did not fail")
+	}
+	if st := srv.Stats(); st.TotalRequests != 1 {
+		t.Errorf("%d requests reached the service, want the one token request", st.TotalRequests)
+	}
+}
