@@ -337,7 +337,7 @@ func TestDiagnosticsWhatANewUserMeets(t *testing.T) {
 			"Check base_url (or the COMMERCE_BASE_URL environment variable)"},
 		not: []string{"client_secret", "client_id", "auth_url"},
 		logs: []string{`"@level":"warn","@message":"request got no usable answer; retrying"`,
-			`"@message":"listing finished"`, `"retries":1`, `"requests":2`},
+			`"@message":"listing finished: `, `"retries":1`, `"requests":2`},
 	}, {
 		name:     "wrong secret",
 		provider: creds("not-the-secret", map[string]tftypes.Value{"base_url": str(srv.URL())}),
@@ -371,5 +371,23 @@ func TestDiagnosticsWhatANewUserMeets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A data source without a timeouts block logs nothing about it: the
+// timeouts library said, for every data source, that it found no read
+// timeout.
+func TestNoTimeoutsBlockLogsNothing(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3})
+	diags, logs := readWith(t, map[string]tftypes.Value{"base_url": str(srv.URL()),
+		"client_id": str(emulator.DefaultClientID), "client_secret": str(emulator.DefaultClientSecret)})
+	if len(diags) != 0 {
+		t.Fatalf("read: %s", summaries(diags))
+	}
+	if strings.Contains(logs, "timeout") {
+		t.Errorf("the read logged about timeouts:\n%s", logs)
+	}
+	if !strings.Contains(logs, `"@message":"listing finished: 3 accounts in 1 requests"`) {
+		t.Errorf("no listing finished line with its figures first:\n%s", logs)
 	}
 }

@@ -164,8 +164,14 @@ type attributeGetter interface {
 func withReadTimeout(ctx context.Context, cfg tfsdk.Config) (context.Context, context.CancelFunc, diag.Diagnostics) {
 	var to timeouts.Value
 	diags := cfg.GetAttribute(ctx, path.Root("timeouts"), &to)
-	readTimeout, more := to.Read(ctx, defaultReadTimeout)
-	diags.Append(more...)
+	readTimeout := defaultReadTimeout
+	if !to.IsNull() && !to.IsUnknown() {
+		// Only a block that is there is asked: the library logs, for every
+		// data source, that a missing one holds no read timeout.
+		var more diag.Diagnostics
+		readTimeout, more = to.Read(ctx, defaultReadTimeout)
+		diags.Append(more...)
+	}
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	return ctx, cancel, diags
 }

@@ -114,7 +114,7 @@ func (c cachedRun[T]) refreshFrom(ctx context.Context, prev *refresh.Snapshot) (
 	res, err := refresh.Run(ctx, refresh.Request[T]{
 		Kind: l.Kind(), Filter: base, PageSize: l.PageSize(), Previous: prev, Source: l,
 	})
-	st := runStats{Cache: cacheRefreshed, Changed: res.Changed, Removed: res.Removed}
+	st := runStats{Cache: cacheRefreshed, Changed: res.Changed, Reread: res.Reread, Removed: res.Removed}
 	st.Strategy, st.Pages = "refreshed from the cache", res.Requests
 	if err != nil {
 		return st, err

@@ -5,6 +5,7 @@ package reads
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -172,19 +173,42 @@ func firstReaderError[T commerce.Record](readers []*sharedReader[T]) error {
 
 // logFinished says at INFO how a listing was served and what it cost in
 // pages (the transport's own counts, retries and 429s included, are the
-// reader's: its caller asks the client).
+// reader's: its caller asks the client). The message carries what matters
+// in words, first; the fields repeat it for machines.
 func (r *Reads) logFinished(ctx context.Context, resource string, st runStats, readers int, took time.Duration) {
+	msg := fmt.Sprintf("listing finished: %d %s in %d requests", st.Listed, resource, st.Pages)
 	fields := map[string]any{
-		"resource": resource, "total": st.Total, "listed": st.Listed, "page_requests": st.Pages,
-		"windows": st.Windows, "strategy": st.Strategy, "readers": readers, "duration_ms": took.Milliseconds(),
+		"resource": resource, "listed": st.Listed, "total": st.Total, "page_requests": st.Pages,
+		"strategy": st.Strategy, "readers": readers, "duration_ms": took.Milliseconds(),
 	}
-	if st.Cache != "" {
-		fields["cache"] = st.Cache
-		if st.Cache == cacheRefreshed {
-			fields["changed"], fields["removed"] = st.Changed, st.Removed
-		} else {
-			fields["cache_reason"] = strings.TrimSpace(st.CacheReason)
-		}
+	switch st.Cache {
+	case cacheRefreshed:
+		msg += ", refreshed from the cache: " + changesText(st)
+		fields["cache"], fields["changed"], fields["reread"], fields["removed"] = st.Cache, st.Changed, st.Reread, st.Removed
+	case cacheFull:
+		msg += ", read in full, not from the cache"
+		fields["cache"], fields["cache_reason"] = st.Cache, strings.TrimSpace(st.CacheReason)
 	}
-	r.log.Info(ctx, "listing finished", fields)
+	r.log.Info(ctx, msg, fields)
+}
+
+// changesText says what a refresh found: what changed, and what it read
+// again without a change (the look-back before the snapshot's newest
+// update, which catches updates the service made visible late).
+func changesText(st runStats) string {
+	var parts []string
+	if st.Changed > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed or new", st.Changed))
+	}
+	if st.Removed > 0 {
+		parts = append(parts, fmt.Sprintf("%d removed", st.Removed))
+	}
+	text := "nothing changed"
+	if len(parts) > 0 {
+		text = strings.Join(parts, ", ")
+	}
+	if st.Reread > 0 {
+		text += fmt.Sprintf(" (%d read again by the look-back, unchanged)", st.Reread)
+	}
+	return text
 }

@@ -82,9 +82,10 @@ type runStats struct {
 	// Cache says how a cached read served the listing (cache*), and
 	// CacheReason why it read in full; both empty without a cache.
 	Cache, CacheReason string
-	// Changed and Removed count, for a refresh, the records the service
-	// reported changed since the snapshot and those found gone.
-	Changed, Removed int
+	// Changed, Reread and Removed count, for a refresh, the records that
+	// changed since the snapshot (new ones included), those read again
+	// unchanged by the look-back, and those found gone.
+	Changed, Reread, Removed int
 }
 
 // Snapshots keeps listings' snapshots between runs, by name; where and

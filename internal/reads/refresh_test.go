@@ -141,6 +141,41 @@ func TestRefreshUnchangedOrders(t *testing.T) {
 	sameResult(t, got, stats.Total, want, wantStats.Total)
 }
 
+// The line that ends a refresh of an unchanged store says nothing
+// changed: the records its look-back read again (updated shortly before
+// the snapshot's newest update, which the service may show late) are
+// counted as such, not as changes.
+func TestUnchangedRefreshSaysNothingChanged(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, Orders: -1, Files: -1})
+	// Give the look-back something to read again: 40 accounts updated a
+	// moment before the read.
+	ids := srv.Accounts()
+	for i := range 40 {
+		if err := srv.Update("accounts", ids[i*50].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := &emulatortest.Logs{}
+	r := newReads(t, srv, func(c *testConfig) { c.Logger = logs })
+	r.snapshots = &memSnapshots{m: map[string][]byte{}}
+	for range 2 {
+		if _, err := Read(t.Context(), r, commerce.Accounts, listing.Query{}, listing.Reader[commerce.Account]{Emit: func(commerce.Account) error { return nil }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := logs.Lines()
+	var last string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "INFO: listing finished") {
+			last = l
+		}
+	}
+	want := "INFO: listing finished: 3000 accounts in 2 requests, refreshed from the cache: nothing changed (40 read again by the look-back, unchanged)"
+	if last != want {
+		t.Errorf("the refresh's line:\n%s\nwant:\n%s", last, want)
+	}
+}
+
 // 25 accounts created and 30 updated: a refresh of at most 8 requests,
 // exact, with the updated values. (The provider's tests hold 20,000
 // accounts to the same.)

@@ -94,9 +94,11 @@ type Request[T commerce.Record] struct {
 // what it cost.
 type Result[T commerce.Record] struct {
 	Records []T
-	// Changed counts the records the service reported changed since the
-	// snapshot, Removed those found gone.
-	Changed, Removed int
+	// Changed counts the records that changed since the snapshot (new
+	// ones included), Reread those the changes' look-back (the listing's
+	// duration and overlap before the snapshot's newest update) read again
+	// unchanged, and Removed those found gone.
+	Changed, Reread, Removed int
 	// Requests counts the page requests the refresh made (its 1-record
 	// counts included), also when it gave up.
 	Requests int
@@ -177,8 +179,8 @@ func (rf *refresher[T]) run(ctx context.Context, known []T) (Result[T], error) {
 	if err != nil {
 		return res, err
 	}
-	res.Changed = len(changes)
-	merged := merge(known, changes)
+	merged, reread := merge(known, changes)
+	res.Changed, res.Reread = len(changes)-reread, reread
 	if len(merged) == total {
 		res.Records = merged
 		return res, nil
@@ -272,8 +274,9 @@ func (rf *refresher[T]) list(ctx context.Context, expr filter.Parsed) ([]T, erro
 }
 
 // merge is known with each changed record in place of its old copy, and
-// the new ones after them.
-func merge[T commerce.Record](known, changes []T) []T {
+// the new ones after them; unchanged counts the changes identical to the
+// copy they replace (read again by the look-back, not changed).
+func merge[T commerce.Record](known, changes []T) (merged []T, unchanged int) {
 	at := make(map[string]int, len(known))
 	out := slices.Clone(known)
 	for i, rec := range out {
@@ -281,13 +284,16 @@ func merge[T commerce.Record](known, changes []T) []T {
 	}
 	for _, rec := range changes {
 		if i, ok := at[rec.RecordID()]; ok {
+			if out[i].Base().JSON == rec.Base().JSON {
+				unchanged++
+			}
 			out[i] = rec
 			continue
 		}
 		at[rec.RecordID()] = len(out)
 		out = append(out, rec)
 	}
-	return out
+	return out, unchanged
 }
 
 func pagesFor(n, pageSize int) int { return max(1, (n+pageSize-1)/pageSize) }
