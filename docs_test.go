@@ -139,8 +139,9 @@ func readLines(t *testing.T, path string) []string {
 
 // TestGuidesShowOnlyTestedCode holds every code block of a guide in
 // Terraform, HCL or YAML to a file in examples/guides, which the provider's
-// acceptance tests run (TestAccGuides, TestAccGuideModuleTests) or the
-// workflow linter checks; and every such file to a guide that shows it.
+// acceptance tests run (TestAccGuides, TestAccGuidesPaste,
+// TestAccGuideModuleTests, TestAccGuideCloneScript) or the workflow linter
+// checks; and every such file to a guide that shows it.
 func TestGuidesShowOnlyTestedCode(t *testing.T) {
 	examples := map[string]string{} // content -> file
 	shown := map[string]bool{}
@@ -164,6 +165,13 @@ func TestGuidesShowOnlyTestedCode(t *testing.T) {
 				continue
 			}
 			shown[file] = true
+		}
+		// Shell blocks may be commands to type; one that is a file is a
+		// script a test runs (TestAccGuideCloneScript).
+		for _, block := range codeBlocks(t, g, "shell") {
+			if file, ok := examples[strings.TrimSpace(block)]; ok {
+				shown[file] = true
+			}
 		}
 	}
 	for _, file := range examples {

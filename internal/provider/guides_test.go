@@ -91,15 +91,7 @@ func TestAccGuideModuleTests(t *testing.T) {
 		t.Skipf("%s 1.%d has no mock_provider in its test command", name, minor)
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "terraform-provider-commerce"), "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	rc := filepath.Join(dir, "cli.rc")
-	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"commerce-tf/commerce\" = %q\n  }\n  direct {}\n}\n", filepath.Join(dir, "bin"))
-	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	rc := localBuild(t, dir)
 	module := filepath.Join(dir, "module")
 	if err := os.CopyFS(module, os.DirFS("../../examples/guides/validate-in-pipelines/module")); err != nil {
 		t.Fatal(err)
@@ -121,6 +113,24 @@ func TestAccGuideModuleTests(t *testing.T) {
 			t.Errorf("%s test %s: %v\n%s", name, file, err, out)
 		}
 	}
+}
+
+// localBuild builds the provider from this source into dir/bin and writes
+// dir/cli.rc, a CLI configuration whose dev_overrides take it from there,
+// as README tells a user with a clone to; it returns the configuration's
+// path.
+func localBuild(t *testing.T, dir string) string {
+	t.Helper()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "terraform-provider-commerce"), "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	rc := filepath.Join(dir, "cli.rc")
+	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"commerce-tf/commerce\" = %q\n  }\n  direct {}\n}\n", filepath.Join(dir, "bin"))
+	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return rc
 }
 
 // cliUnderTest is the CLI the acceptance tests run (TF_ACC_TERRAFORM_PATH,
@@ -152,4 +162,30 @@ func cliVersion(t *testing.T, cli string) (string, int) {
 	}
 	minor, _ := strconv.Atoi(m[2])
 	return m[1], minor
+}
+
+// TestAccGuideCloneScript runs the pipeline guide's path from a clone as
+// the guide shows it: from-a-clone.sh, in the provider's folder, builds the
+// provider and the emulator, starts the emulator and runs the module's
+// emulator test with dev_overrides and no init.
+func TestAccGuideCloneScript(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("an acceptance test: set TF_ACC=1")
+	}
+	cli := cliUnderTest(t)
+	if name, minor := cliVersion(t, cli); minor < 6 {
+		t.Skipf("%s 1.%d has no test command", name, minor)
+	}
+	module := filepath.Join(t.TempDir(), "module")
+	if err := os.CopyFS(module, os.DirFS("../../examples/guides/validate-in-pipelines/module")); err != nil {
+		t.Fatal(err)
+	}
+	clearEnv(t)
+	cmd := exec.Command("bash", "examples/guides/validate-in-pipelines/from-a-clone.sh")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "MODULE="+module, "EMULATOR_ADDR="+emulatortest.ClosedAddr(t), "TERRAFORM="+cli, "CHECKPOINT_DISABLE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "1 passed, 0 failed") {
+		t.Errorf("from-a-clone.sh: %v\n%s", err, out)
+	}
 }

@@ -21,6 +21,6 @@ locals {
   }
 }
 
-output "account_ids" {
+output "listed_account_ids" {
   value = local.account_ids
 }
