@@ -269,43 +269,6 @@ func TestRefreshAfterDeletesAndRecordsLeavingTheFilter(t *testing.T) {
 	}
 }
 
-// A few deletes are found by counts, wherever they are: one costs at most
-// 23 requests of 200 pages, two at most 40 (a full read: 201).
-func TestRefreshFindsAFewDeletesCheaply(t *testing.T) {
-	const n = 4000 // 200 pages of 20
-	for _, tc := range []struct {
-		name  string
-		at    []int // positions in the list
-		bound int
-	}{
-		{"1 delete, first", []int{0}, 23},
-		{"1 delete, middle", []int{2010}, 23},
-		{"1 delete, last", []int{n - 1}, 23},
-		{"2 deletes, far apart", []int{1000, 3000}, 40},
-		{"2 deletes, one page", []int{1500, 1501}, 40},
-		{"2 deletes, neighbouring pages", []int{1519, 1520}, 40},
-		{"2 deletes, first and last", []int{0, n - 1}, 40},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := emulatortest.Start(t, emulator.Options{Accounts: n})
-			r := newReads(t, srv, smallPages)
-			recs, _, snap, _ := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, nil)
-			for _, k := range tc.at {
-				if err := srv.Delete("accounts", recs[k].ID); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, wantStats, full := fullRead(t, srv, r, commerce.Accounts, listing.Query{})
-			got, stats, _, requests := cachedRead(t, srv, r, commerce.Accounts, listing.Query{}, snap)
-			sameResult(t, got, stats.Total, want, wantStats.Total)
-			t.Logf("%s: %d requests (%s), full read %d", tc.name, requests, stats.Cache, full)
-			if stats.Cache != cacheRefreshed || requests > tc.bound {
-				t.Errorf("%d requests (%s %s), want a refresh of at most %d", requests, stats.Cache, stats.CacheReason, tc.bound)
-			}
-		})
-	}
-}
-
 // smallPages sets the engine's page size to 20: 4,000 accounts make the
 // 200 pages of 20,000 at the default size, for a tenth of the decoding.
 func smallPages(c *testConfig) { c.PageSize = 20 }

@@ -37,6 +37,7 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 	l.budget = full + max(1, full/20)
 	top := createdRange{lo: 0, hi: len(sorted), count: total}
 	l.reads = top.readCost(l.ps)
+	l.deficit = max(-1, top.hi-top.lo-top.count)
 	parts := l.plan(top)
 	if parts == nil {
 		return nil, NotProvable{"locating what was deleted would cost more than a full read"}
@@ -100,8 +101,9 @@ func byCreatedAt[T commerce.Record](known []T) ([]T, []string, error) {
 func (l *locator[T]) round(ctx context.Context) error {
 	round := l.pending
 	l.pending = nil
-	var reads []createdRange
-	var splits []splitting
+	// The ranges the counts settle first: the reads they no longer need
+	// are budget the others may split with.
+	var differ []createdRange
 	for _, sp := range round {
 		switch sp.count {
 		case sp.hi - sp.lo:
@@ -111,11 +113,24 @@ func (l *locator[T]) round(ctx context.Context) error {
 			l.reads -= sp.readCost(l.ps)
 			l.keep(sp, nil)
 		default:
-			if parts := l.plan(sp); parts != nil {
-				splits = append(splits, splitting{sp, parts})
-			} else {
-				reads = append(reads, sp)
-			}
+			differ = append(differ, sp)
+		}
+	}
+	l.undecided, l.deficit = differ, 0
+	for _, sp := range differ {
+		if sp.count > sp.hi-sp.lo {
+			l.deficit = -1 // more than known: the deficit bounds nothing
+			break
+		}
+		l.deficit += sp.hi - sp.lo - sp.count
+	}
+	var reads []createdRange
+	var splits []splitting
+	for _, sp := range differ {
+		if parts := l.plan(sp); parts != nil {
+			splits = append(splits, splitting{sp, parts})
+		} else {
+			reads = append(reads, sp)
 		}
 	}
 	return l.run(ctx, splits, reads)
@@ -200,6 +215,11 @@ type locator[T commerce.Record] struct {
 	reads     int            // requests the pending ranges may still take to read
 	pending   []createdRange // ranges whose count differs, or not yet compared
 	done      []located[T]
+	// undecided are the ranges of this round whose counts differ, and
+	// deficit the records they miss in all (-1: some range holds more
+	// than known, and the deficit bounds nothing; see reserve).
+	undecided []createdRange
+	deficit   int
 }
 
 type located[T any] struct {
@@ -268,15 +288,15 @@ func (l *locator[T]) queue(sp splitting) error {
 }
 
 // affordableParts are the parts sp splits into: as many as partsFor
-// wants, or fewer while the counts they cost and the reads of the parts
-// (whole pages of each) must fit what is left of the budget; nil when not
-// even two do, or when reading sp costs no more than splitting it would.
+// wants, or fewer while the counts they cost and what reading may still
+// cost (reserve) must fit what is left of the budget; nil when not even
+// two do, or when reading sp costs no more than splitting it would.
 func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
 	want, worth := partsFor(sp, l.ps)
 	if !worth {
 		return nil
 	}
-	for n := min(want, l.budget-l.spent()-l.committed-l.reads); n >= 2; n-- {
+	for n := want; n >= 2; n-- {
 		cuts := l.cuts(sp, n)
 		if len(cuts) < 2 {
 			continue
@@ -291,11 +311,34 @@ func (l *locator[T]) affordableParts(sp createdRange) []createdRange {
 			parts[i] = createdRange{lo: lo, hi: hi}
 			reads += parts[i].sizeCost(l.ps)
 		}
-		if l.spent()+l.committed+len(cuts)+reads <= l.budget {
+		if l.spent()+l.committed+len(cuts)+l.reserve(sp, parts, reads) <= l.budget {
 			return parts
 		}
 	}
 	return nil
+}
+
+// reserve is what reading may still cost once sp is split into parts:
+// reads, the pages of every undecided range, or less where the deficit
+// tells. Only a range that misses records differs, so no more than
+// deficit ranges are ever read, each no larger than the largest of them:
+// without this, the reads of ranges that will prove equal would use up
+// the budget that splitting the two that differ needs, and both would be
+// read whole.
+func (l *locator[T]) reserve(sp createdRange, parts []createdRange, reads int) int {
+	if l.deficit < 0 {
+		return reads
+	}
+	largest := 0
+	for _, p := range parts {
+		largest = max(largest, p.sizeCost(l.ps))
+	}
+	for _, o := range l.undecided {
+		if o != sp {
+			largest = max(largest, o.readCost(l.ps))
+		}
+	}
+	return min(reads, max(l.deficit, 1)*largest)
 }
 
 // partsFor is how many parts to split sp into, and whether splitting is
