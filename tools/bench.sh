@@ -4,6 +4,9 @@
 #   tools/bench.sh client      # BenchmarkList(Files): engine vs lower bound vs sequential pagers; files in range windows
 #   tools/bench.sh polite      # BenchmarkListSmallStore: stores of 20 and 25 rps, one and three listings
 #                              # at once, lenient and strict stores: 429 share and wall time vs ideal
+#   tools/bench.sh far         # BenchmarkFarStore: 20,000 orders 150 ms away at stores of 100 and
+#                              # 25 rps and no limit, requests in flight growing and held at 8,
+#                              # side by side; 100,000 at 100 rps (a million projected from it)
 #   tools/bench.sh provider    # in-process ReadDataSource, state building, framework overhead
 #   tools/bench.sh cache       # a plan's read in full and through cache_dir, side by side, after
 #                              # writes; reads of one listing against one; 4,000 ids in one in()
@@ -59,6 +62,11 @@ run_provider() {
   echo "== provider benchmarks (load $(loadavg))"
   go test ./internal/provider -run '^$' -bench '^(BenchmarkReadOrders|BenchmarkOrdersState|BenchmarkFrameworkOverhead)$' \
     -benchtime "${PROVIDER_BENCHTIME:-2x}" -timeout 60m
+}
+
+run_far() {
+  echo "== BenchmarkFarStore (load $(loadavg))"
+  go test ./internal/client -run '^$' -bench '^BenchmarkFarStore$' -benchtime "${FAR_BENCHTIME:-3x}" -timeout 60m
 }
 
 run_cache() {
@@ -329,11 +337,12 @@ shift || true
 case "$cmd" in
   client) run_client ;;
   polite) run_polite ;;
+  far) run_far ;;
   provider) run_provider ;;
   cache) run_cache ;;
   e2e) run_e2e "$@" ;;
   million) LATENCY=0s INCLUDE_RECORDS=false run_e2e 1000000 ;;
   floor) run_floor "$@" ;;
-  all) run_client; run_polite; run_provider; run_cache; run_e2e "$@" ;;
-  *) echo "usage: $0 client|polite|provider|cache|e2e [N...]|million|floor [N...]|all" >&2; exit 2 ;;
+  all) run_client; run_polite; run_far; run_provider; run_cache; run_e2e "$@" ;;
+  *) echo "usage: $0 client|polite|far|provider|cache|e2e [N...]|million|floor [N...]|all" >&2; exit 2 ;;
 esac

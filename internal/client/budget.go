@@ -337,17 +337,21 @@ func maxTime(a, b time.Time) time.Time {
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// adaptiveLimit caps the requests in flight. It starts at the configured
-// maximum and halves when the budget says the service asked the client to
-// slow down (at most once per cooldown, so that one burst of parallel
-// refusals counts as one signal), then grows back by one slot per
-// limit-many answers accepted: fast on a store that tolerates parallelism,
-// and still finishing on one that does not.
+// adaptiveLimit caps the requests in flight. It starts at startInFlight
+// (or the configured maximum, if lower) and, until the service first
+// refuses a request for the client's pace, grows while the store answers
+// faster for it (see grow): a store far away needs more requests in flight
+// for the same rate, a near one does not. It halves when the budget says
+// the service asked the client to slow down (at most once per cooldown, so
+// that one burst of parallel refusals counts as one signal), then grows
+// back by one slot per limit-many answers accepted, up to where it stood
+// when refused: fast on a store that tolerates parallelism, and still
+// finishing on one that does not.
 //
 // Until the service has first refused a request for the client's pace, the
 // limit also holds a courteous start (see courteousInFlight).
 type adaptiveLimit struct {
-	max      int
+	max      int // the ceiling: max_parallel_requests
 	cooldown time.Duration
 
 	mu           sync.Mutex
@@ -362,7 +366,36 @@ type adaptiveLimit struct {
 	// budgetWindow were handed out: the requests of this client the
 	// store's window is counting.
 	started []time.Time
+	// peak is the highest limit before the first refusal: the limit
+	// grows back to it, not beyond.
+	peak   int
+	growth growth
 }
+
+// growth is how the limit grows before the store refuses anything: from
+// the moment the store has accepted more requests in one second than a
+// development store allows (growAfter), each time the limit has been
+// answered once over (an epoch, about a round trip), by half, while the
+// rate of answers of the epoch beats the last one's by growEnough. A rate
+// that no longer grows (the store, or this machine's decoding, is the
+// bound) stops it for good.
+type growth struct {
+	accepted   []time.Time // answers of the last budgetWindow
+	epochStart time.Time
+	answers    int // in this epoch
+	lastRate   float64
+	stalled    bool
+}
+
+// The growth: a development store (25 requests/s) never lets the client
+// see more than growAfter answers in a second, so there the limit stays
+// where it starts, and the courteous start's figures hold. startInFlight
+// is enough for a store up to about 100 ms away at 100 requests/s.
+const (
+	startInFlight = 8
+	growAfter     = 25
+	growEnough    = 1.15
+)
 
 // The courteous start. A store's limit is counted per second, and the
 // client learns it only from a 429, which comes back one round trip after
@@ -383,7 +416,8 @@ const (
 )
 
 func newAdaptiveLimit(maxInFlight int) *adaptiveLimit {
-	return &adaptiveLimit{max: maxInFlight, limit: float64(maxInFlight), cooldown: time.Second}
+	start := min(startInFlight, maxInFlight)
+	return &adaptiveLimit{max: maxInFlight, limit: float64(start), peak: start, cooldown: time.Second}
 }
 
 // acquire blocks until a slot is free or ctx ends.
@@ -453,16 +487,54 @@ func (a *adaptiveLimit) release() {
 func (a *adaptiveLimit) observe(slowDown bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if slowDown {
-		a.throttled, a.started = true, nil
+	switch {
+	case slowDown:
+		a.throttled, a.started, a.growth = true, nil, growth{}
 		if now := time.Now(); now.Sub(a.lastDecrease) >= a.cooldown {
 			a.limit = max(1, a.limit/2)
 			a.lastDecrease = now
 		}
-	} else if a.limit < float64(a.max) {
-		a.limit = min(float64(a.max), a.limit+1/a.limit)
+	case !a.throttled:
+		a.grow(time.Now())
+	case a.limit < float64(a.peak):
+		a.limit = min(float64(a.peak), a.limit+1/a.limit)
 	}
 	a.wakeLocked()
+}
+
+// grow counts one accepted answer before any refusal, and grows the limit
+// at the end of an epoch whose rate beat the last one's (see growth).
+// Caller holds the lock.
+func (a *adaptiveLimit) grow(now time.Time) {
+	g := &a.growth
+	if g.stalled || int(a.limit) >= a.max {
+		return
+	}
+	g.accepted = append(trimWindow(g.accepted, now), now)
+	if len(g.accepted) <= growAfter {
+		return
+	}
+	if !g.epochStart.IsZero() {
+		// The gate open, an epoch at a time.
+		if g.answers++; g.answers < int(a.limit) {
+			return
+		}
+		rate := float64(g.answers) / now.Sub(g.epochStart).Seconds()
+		if g.lastRate > 0 && rate < g.lastRate*growEnough {
+			g.stalled = true
+			return
+		}
+		g.lastRate = rate
+	}
+	if g.epochStart.IsZero() {
+		// The gate's opening is reason enough for the first step: the
+		// store accepts more than a development store would. The rate
+		// so far is the one the next epoch has to beat.
+		g.lastRate = float64(len(g.accepted)-1) / max(now.Sub(g.accepted[0]).Seconds(), 1e-3)
+	}
+	g.epochStart, g.answers = now, 0
+	a.limit = min(float64(a.max), 2*a.limit)
+	a.peak = int(a.limit)
 }
 
 func (a *adaptiveLimit) wakeLocked() {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // granted reports whether a slot is free right now: acquire with a context
@@ -83,5 +84,63 @@ func TestCourteousStartNeverAboveTheLimit(t *testing.T) {
 	a.startRequests(t, courteousFrom)
 	if got := a.inFlightAllowed(); got != 2 {
 		t.Errorf("max_parallel_requests 2, inside the courteous span: %d in flight", got)
+	}
+}
+
+// answer feeds a.grow n answers, spread evenly over d from *now, which it
+// moves on: the answers of a store that serves n requests in d.
+func (a *adaptiveLimit) answer(now *time.Time, n int, d time.Duration) {
+	for range n {
+		*now = now.Add(d / time.Duration(n))
+		a.mu.Lock()
+		a.grow(*now)
+		a.mu.Unlock()
+	}
+}
+
+// TestInFlightGrowsWhileTheStoreAnswersFaster: before any refusal, the
+// limit starts at 8 and stays there at a store that never answers more than
+// a development store allows in a second; past that, it doubles each epoch
+// while the rate of answers grows, up to max_parallel_requests; a rate
+// that stops growing ends the growth; after a 429 the limit grows back to
+// where it stood, not beyond.
+func TestInFlightGrowsWhileTheStoreAnswersFaster(t *testing.T) {
+	now := time.Now()
+	dev := newAdaptiveLimit(DefaultMaxParallelRequests)
+	dev.answer(&now, 100, 4*time.Second) // 25 a second
+	if got := dev.current(); got != startInFlight {
+		t.Errorf("at 25 answers a second the limit is %d, want it to stay at %d", got, startInFlight)
+	}
+
+	far := newAdaptiveLimit(DefaultMaxParallelRequests)
+	for rate := 53; far.current() < DefaultMaxParallelRequests; rate = rate * 2 {
+		// Each epoch answers as fast as the limit allows 150 ms away.
+		far.answer(&now, far.current(), time.Duration(float64(far.current())/float64(rate)*float64(time.Second)))
+		if rate > 10000 {
+			t.Fatalf("the limit stopped at %d", far.current())
+		}
+	}
+	if got := far.current(); got != DefaultMaxParallelRequests {
+		t.Errorf("a far store's limit grew to %d, want the ceiling %d", got, DefaultMaxParallelRequests)
+	}
+
+	capped := newAdaptiveLimit(12)
+	capped.answer(&now, 200, time.Second)
+	if got := capped.current(); got > 12 {
+		t.Errorf("max_parallel_requests 12: the limit grew to %d", got)
+	}
+
+	flat := newAdaptiveLimit(DefaultMaxParallelRequests)
+	flat.answer(&now, 400, time.Second) // as fast with 16 in flight as with 8
+	if got := flat.current(); got != 2*startInFlight {
+		t.Errorf("a rate that does not grow left the limit at %d, want one step (%d) and no more", got, 2*startInFlight)
+	}
+
+	flat.observe(true)
+	for range 1000 {
+		flat.observe(false)
+	}
+	if got := flat.current(); got != 2*startInFlight {
+		t.Errorf("after a 429 the limit grew back to %d, want where it stood (%d)", got, 2*startInFlight)
 	}
 }

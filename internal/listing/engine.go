@@ -38,10 +38,11 @@ type Options struct {
 	// PageSize is the records per page, 1..commerce.MaxPageSize; 0 takes
 	// commerce.DefaultPageSize.
 	PageSize int
-	// MaxParallelRequests is how many requests the transport lets be in
-	// flight at once; a listing keeps two more page requests queued, so
-	// that a worker decoding a page never leaves a request slot idle.
-	// 0 takes 8.
+	// MaxParallelRequests is the most requests the transport lets be in
+	// flight at once (it may start with fewer and grow toward it); a
+	// listing keeps two more page requests queued, so that a worker
+	// decoding a page never leaves a request slot idle. 0 takes 32, the
+	// transport's default.
 	MaxParallelRequests int
 	Logger              Logger
 }
@@ -74,7 +75,7 @@ func New(get Getter, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("page_size %d is outside 1..%d", opts.PageSize, commerce.MaxPageSize)
 	}
 	if opts.MaxParallelRequests == 0 {
-		opts.MaxParallelRequests = 8
+		opts.MaxParallelRequests = 32
 	} else if opts.MaxParallelRequests < 1 {
 		return nil, fmt.Errorf("max_parallel_requests %d must be at least 1", opts.MaxParallelRequests)
 	}

@@ -44,6 +44,14 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
+// lazyReadAhead bounds how many pages a window reads past what its count
+// promises (ahead): the transport's requests in flight at the start (8)
+// and the two a worker keeps queued. The transport may grow its requests
+// in flight well beyond (a store far away), but pages read past a lazy
+// count's end are wasted, this many at most per window
+// (TestLazyCountsCostFewRequests).
+const lazyReadAhead = 10
+
 // windowReader opens windows, requests their pages and plans them. What it
 // holds is fixed when the listing starts, or atomic, so that the traversal
 // goroutine and the workers share it.
@@ -71,7 +79,7 @@ func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includ
 		filterRoom: e.room(kind.Endpoint),
 		e:          e, kind: kind, includeJSON: includeJSON,
 		windowCap: (commerce.OffsetLimit / e.pageSize) * e.pageSize,
-		ahead:     e.workers,
+		ahead:     min(e.workers, lazyReadAhead),
 		sched:     newScheduler(e.workers),
 	}
 }

@@ -86,7 +86,10 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"max_parallel_requests": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Most page requests in flight at once while listing, 1 to %d. Defaults to %d. ", maxParallelRequestsLimit, client.DefaultMaxParallelRequests) +
-					"The provider halves its parallelism on its own when the service answers `429 Too Many Requests` and grows it back slowly, so the default also works on stores with low rate limits.",
+					"The provider starts with 8 (or this, if lower) and, until the store first answers `429 Too Many Requests`, adds more while the store answers faster with them: " +
+					"a store far away needs more requests in flight for the same rate (100 requests/s at 300 ms takes 30), a near one does not, and a development store (25 requests/s) never lets it grow. " +
+					"After a `429` it halves its parallelism and grows it back slowly, and the learned request budget paces every request, so the default also works on stores with low rate limits. " +
+					"Set it lower to keep the provider to fewer connections.",
 				Validators: []validator.Int64{int64validator.Between(1, maxParallelRequestsLimit)},
 			},
 			"rate_limit": schema.Float64Attribute{
