@@ -22,9 +22,10 @@
 //	diagnostics.go    the engine's and the transport's errors, in the
 //	                  service's words and with a fix
 //
-// configured_store.go builds the transport (internal/client) and the
-// engine (internal/listing) on it, and gives the engine the cache folder
-// (internal/cache); config.go is the provider block's model
+// configured_store.go builds the transport (internal/client), the engine
+// (internal/listing) on it and the reads around the engine
+// (internal/reads), which it gives the cache folder (internal/cache);
+// config.go is the provider block's model
 // and its environment variables. The package knows no HTTP: depguard keeps it
 // from net/http, and it maps the typed errors of the layers below.
 package provider
