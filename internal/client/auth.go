@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,20 @@ type tokenManager struct {
 	// double the wait, and eight waiting workers multiply it.
 	failures    int
 	lastFailure error
+
+	// uses counts, by generation, the requests each of the newest tokens
+	// served (answers other than 401, 403 and 429): a token that served
+	// requests and is then refused died young (the service revoked it, or
+	// counts its uses); one refused with none served was never good.
+	uses map[int]int
+	// unserved is the run, oldest first, of the newest tokens refused
+	// while none of their requests had been served (refusedUnserved).
+	unserved []int
 }
+
+// keptUses is how many generations uses remembers: far more than a
+// request is refused in a row before it gives up.
+const keptUses = 256
 
 func newTokenManager(c Config, httpClient *http.Client, retries *retrier) *tokenManager {
 	return &tokenManager{
@@ -126,6 +140,48 @@ func (m *tokenManager) Invalidate(gen int) {
 	if m.gen == gen {
 		m.token = ""
 	}
+}
+
+// served counts one request that the token of generation gen served.
+func (m *tokenManager) served(gen int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if gen > 0 && gen > m.gen-keptUses {
+		m.uses[gen]++
+	}
+}
+
+// usesOf is how many requests the token of generation gen has served, as
+// far as their answers have come back.
+func (m *tokenManager) usesOf(gen int) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.uses[gen]
+}
+
+// refusedUnserved records that the token of generation gen was refused
+// although it had served no request yet, and returns how many tokens in a
+// row, up to the newest so refused, have served none: tokens the service
+// never accepts. It counts for all the client's requests, so that a store
+// that refuses every token costs a few tokens, not a few per request. The
+// answers of requests a token served may come back after another
+// request's 401 on it, so the run is judged again each time, and starts
+// after the newest token that served.
+func (m *tokenManager) refusedUnserved(gen int) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !slices.Contains(m.unserved, gen) {
+		m.unserved = append(m.unserved, gen)
+		slices.Sort(m.unserved)
+	}
+	newest := m.unserved[len(m.unserved)-1]
+	for g := newest; g > max(0, newest-keptUses); g-- {
+		if m.uses[g] > 0 {
+			m.unserved = slices.DeleteFunc(m.unserved, func(u int) bool { return u < g })
+			break
+		}
+	}
+	return len(m.unserved)
 }
 
 // Newest is the generation of the newest token fetched (0 before the first),
@@ -226,6 +282,10 @@ func (m *tokenManager) store(tok *oauth2.Token, obtained time.Time) int {
 		m.refresh = tok.Expiry.Add(-margin)
 	}
 	m.gen++
+	if m.uses == nil {
+		m.uses = make(map[int]int)
+	}
+	delete(m.uses, m.gen-keptUses)
 	return m.gen
 }
 

@@ -370,6 +370,11 @@ type adaptiveLimit struct {
 	// grows back to it, not beyond.
 	peak   int
 	growth growth
+	// youngCap, while access tokens die young, caps the limit at what a
+	// token served before the service revoked it (tokenDiedYoung); 0
+	// while they do not. youngGen is the newest token that set it.
+	youngCap float64
+	youngGen int
 }
 
 // growth is how the limit grows before the store refuses anything: from
@@ -453,7 +458,7 @@ func (a *adaptiveLimit) acquire(ctx context.Context) error {
 
 // freeLocked reports whether a request may start now. Caller holds the lock.
 func (a *adaptiveLimit) freeLocked(now time.Time) bool {
-	if a.inFlight >= int(a.limit) {
+	if a.inFlight >= a.currentLocked() {
 		return false
 	}
 	if a.throttled {
@@ -551,5 +556,50 @@ func (a *adaptiveLimit) wakeLocked() {
 func (a *adaptiveLimit) current() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.currentLocked()
+}
+
+// currentLocked is the limit, within youngCap. Caller holds the lock.
+func (a *adaptiveLimit) currentLocked() int {
+	if a.youngCap > 0 && a.youngCap < a.limit {
+		return int(a.youngCap)
+	}
 	return int(a.limit)
+}
+
+// tokenDiedYoung caps the requests in flight at uses, what the token of
+// generation gen served before the service refused it, once per token:
+// with more in flight than a token serves, the requests already out spend
+// each new token at once and are refused with it, and a read with 32 in
+// flight and tokens good for 7 requests ended in 7 runs of 9.
+func (a *adaptiveLimit) tokenDiedYoung(gen, uses int) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gen <= a.youngGen {
+		return
+	}
+	a.youngGen = gen
+	a.youngCap = max(1, min(float64(uses), float64(a.currentLocked())))
+}
+
+// tokenServed lets the cap of tokenDiedYoung grow back by one slot per
+// cap-many requests an access token served, as the limit does after a
+// 429, until it no longer caps anything: tokens that live again get the
+// requests in flight back.
+func (a *adaptiveLimit) tokenServed() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.youngCap == 0 {
+		return
+	}
+	if a.youngCap += 1 / a.youngCap; a.youngCap >= a.limit {
+		a.youngCap = 0
+	}
+	a.wakeLocked()
 }

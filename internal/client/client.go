@@ -145,9 +145,21 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
+	if tokenServed(resp.StatusCode) {
+		c.tokens.served(gen)
+		c.inFlight.tokenServed()
+	}
 	res := outcome(resp, body, shown, attempt, decode)
 	res.gen = gen
 	return res
+}
+
+// tokenServed reports whether an answer with status says the access token
+// it was sent with was accepted: anything the service answered but a
+// refusal of the token (401, 403), a 429 (counted before the token is
+// looked at) and a failure of its own (5xx).
+func tokenServed(status int) bool {
+	return status < 500 && status != http.StatusUnauthorized && status != http.StatusForbidden && status != http.StatusTooManyRequests
 }
 
 // send puts req on the wire and reads the answer, counting the request for

@@ -241,6 +241,47 @@ func (e *TokenRejectedError) Error() string {
 
 func (e *TokenRejectedError) Unwrap() error { return e.Err }
 
+// tokensRevokedError says that the API kept refusing a request's access
+// tokens with 401 after each had served other requests: the service
+// revokes its tokens, or lets them expire, after a few uses, faster than
+// this request got its turn. The credentials are good (every token
+// served), so it does not unwrap to the 401, which callers read as access
+// refused: it is the service's doing, in the service's words.
+type tokensRevokedError struct {
+	Method, Path string
+	Tokens       int       // tokens refused to this request after they served others
+	Uses         int       // the most requests one of them served
+	Err          *APIError // the last 401; nil if it was not the service's error document
+}
+
+func (e *tokensRevokedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: the service answered 401 Unauthorized", e.Method, e.Path)
+	if e.Err != nil {
+		var words []string
+		for _, obj := range e.Err.Errors {
+			words = append(words, obj.Summary())
+		}
+		if id := e.Err.FirstRequestID(); id != "" {
+			words = append(words, "request id "+id)
+		}
+		if len(words) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(words, "; "))
+		}
+	}
+	fmt.Fprintf(&b, " to %d access tokens in a row, each after it had served at most %d %s: the service revokes or expires its access tokens after about %d %s, "+
+		"before this request's turn came; the credentials are accepted. Try again when the store is less busy, or lower max_parallel_requests",
+		e.Tokens, e.Uses, plural(e.Uses, "request"), e.Uses, plural(e.Uses, "use"))
+	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
 // ErrorObject is one entry of the service's JSON:API error body.
 type ErrorObject struct {
 	Status    int    // HTTP status the service put in the entry (it may send it as a number or a string)

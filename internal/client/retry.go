@@ -166,11 +166,19 @@ func isFinal(err error) bool {
 	return errors.As(err, &authErr) || errors.As(err, &final) && final.Final()
 }
 
+// maxYoungTokens bounds the access tokens one request may see die young
+// (refused after they served other requests) before it gives up: far more
+// than a read meets while its requests in flight come down to what a token
+// serves (TestYoungTokensListing), and an end for a service that revokes
+// every token before this request's turn comes.
+const maxYoungTokens = 100
+
 // retryState is what the loop knows of one request across its attempts.
 type retryState struct {
 	began     time.Time
 	free      int // free retries since the last counted attempt
-	refused   int // 401s in a row on the newest token
+	young     int // tokens refused to this request after they served others
+	youngUses int // the most requests one of them served
 	throttled int // 429s to this request
 	last429   *APIError
 }
@@ -185,8 +193,11 @@ type retryState struct {
 // A 401 on a token older than the newest one the client holds is retried at
 // once with the newest, for free: another request has already replaced it. A
 // 401 on the newest token drops it and retries with a new one (fetched once
-// for all the requests it failed); that counts as an attempt, so a service
-// that refuses every token ends the request after max_retries.
+// for all the requests it failed). A token that had served requests died
+// young (the service revoked it, or counts its uses): that retry is free
+// too, up to maxYoungTokens, and lowers the requests in flight. One that
+// served nothing counts as an attempt, so a service that refuses every
+// token ends the request after max_retries.
 func (rt *retrier) do(ctx context.Context, r call) error {
 	st := retryState{began: time.Now()}
 	var trace *Trace
@@ -226,7 +237,7 @@ func (rt *retrier) do(ctx context.Context, r call) error {
 			}
 			continue
 		}
-		st.free, st.refused = 0, 0
+		st.free = 0
 		if err := rt.waitToRetry(ctx, r, attempt, res); err != nil {
 			return r.end(ctx, err, attempt, st.began)
 		}
@@ -248,8 +259,9 @@ func (rt *retrier) throttled(ctx context.Context, r call, res tryResult, st *ret
 }
 
 // unauthorized is the loop's answer to a 401 on attempt: a free retry with
-// the newer token another request already fetched, a counted retry with a
-// new one, or the error that ends the request once retries are spent.
+// the newer token another request already fetched, or after a token that
+// died young, a counted retry with a new one, or the error that ends the
+// request.
 func (rt *retrier) unauthorized(ctx context.Context, r call, res tryResult, attempt int, st *retryState) (free bool, err error) {
 	if res.gen < r.tokens.Newest() && st.free < maxFreeRetries {
 		st.free++
@@ -259,20 +271,44 @@ func (rt *retrier) unauthorized(ctx context.Context, r call, res tryResult, atte
 		return true, nil
 	}
 	st.free = 0
-	st.refused++
-	r.tokens.Invalidate(res.gen)
-	if attempt > rt.policy.maxRetries {
+	if uses := r.tokens.usesOf(res.gen); uses > 0 {
+		r.tokens.Invalidate(res.gen)
+		return true, rt.diedYoung(ctx, r, res, uses, st)
+	}
+	// A request that gives up leaves the refused token cached: the next
+	// one is refused it too and ends without fetching yet another.
+	if refused := r.tokens.refusedUnserved(res.gen); refused > rt.policy.maxRetries {
 		var apiErr *APIError
 		if errors.As(res.err, &apiErr) {
 			apiErr.Attempts = attempt
-			return false, &TokenRejectedError{Tokens: st.refused, Err: apiErr}
+			return false, &TokenRejectedError{Tokens: refused, Err: apiErr}
 		}
 		return false, r.end(ctx, res.err, attempt, st.began)
 	}
+	r.tokens.Invalidate(res.gen)
 	rt.log.Debug(ctx, "access token refused; retrying with a new one", map[string]any{
 		"method": r.method, r.logKey: r.shown, "attempt": attempt, "generation": res.gen, "reason": res.err.Error(),
 	})
 	return false, nil
+}
+
+// diedYoung is the loop's answer to a 401 on a token that had served uses
+// requests: the service revoked it, or counts its uses, and a new one will
+// serve too. It lowers the requests in flight toward what a token serves,
+// and ends the request only once maxYoungTokens died young on it.
+func (rt *retrier) diedYoung(ctx context.Context, r call, res tryResult, uses int, st *retryState) error {
+	st.young++
+	st.youngUses = max(st.youngUses, uses)
+	rt.budget.inFlight.tokenDiedYoung(res.gen, uses)
+	if st.young >= maxYoungTokens {
+		revoked := &tokensRevokedError{Method: r.method, Path: r.shown, Tokens: st.young, Uses: st.youngUses}
+		errors.As(res.err, &revoked.Err)
+		return revoked
+	}
+	rt.log.Debug(ctx, "access token refused after it served requests; retrying with a new one", map[string]any{
+		"method": r.method, r.logKey: r.shown, "generation": res.gen, "served": uses, "reason": res.err.Error(),
+	})
+	return nil
 }
 
 // end is the error r gives up with.
