@@ -2,6 +2,7 @@ package coalesce
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -9,23 +10,36 @@ import (
 	"time"
 )
 
-// patient is the Gather of these tests: long enough that a call which
+// patient is the Patience of these tests: long enough that a call which
 // waited it out would be plain to see, were the announcements not what
 // ends its gathering.
 const patient = time.Minute
 
-// A read that nobody else announced starts at once, however long its
-// Group would gather, its own announcement taken back as it opens the call.
+// announcedRead is one announced read of key "k" on g: it arrives when
+// arrive is closed, and reports how many readers its call's work saw.
+func announcedRead(t *testing.T, g *Group[int, int], ahead *Announced, name string, arrive <-chan struct{}, saw chan<- int) {
+	ctx, arrival := WithArrival(t.Context(), ahead, name)
+	defer arrival.Arrive()
+	<-arrive
+	v, _, err := g.Do(ctx, "k", 0, func(_ context.Context, js []int) int { return len(js) })
+	if err != nil {
+		t.Error(err)
+	}
+	saw <- v
+}
+
+// A read that nobody else announced starts at once, however patient its
+// Announced, its own announcement taken back as it opens the call.
 func TestAnAnnouncedReadAloneStartsAtOnce(t *testing.T) {
-	ahead := &Announced{Life: patient}
-	g := &Group[int, int]{Ahead: ahead, Gather: patient}
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, int]{Ahead: ahead}
 	ahead.Announce("a")
 	ctx, arrival := WithArrival(t.Context(), ahead, "a")
 	defer arrival.Arrive()
 	start := time.Now()
-	v, shared, err := g.Do(ctx, "k", 0, func(context.Context, []int) int { return 7 })
-	if err != nil || v != 7 || shared {
-		t.Fatalf("Do = %d, shared %v, %v", v, shared, err)
+	v, how, err := g.Do(ctx, "k", 0, func(context.Context, []int) int { return 7 })
+	if err != nil || v != 7 || how != opened {
+		t.Fatalf("Do = %d, joined %v, %v", v, how, err)
 	}
 	if took := time.Since(start); took > patient/2 {
 		t.Fatalf("a read announced alone waited %v", took)
@@ -34,11 +48,11 @@ func TestAnAnnouncedReadAloneStartsAtOnce(t *testing.T) {
 
 // Reads announced together share one call, which starts once the last of
 // them has joined: the work sees every one, in whatever order their reads
-// were scheduled, and nobody waits out Gather.
+// were scheduled, and nobody waits out the patience.
 func TestReadsAnnouncedTogetherShareOneCall(t *testing.T) {
 	for round := range 20 {
-		ahead := &Announced{Life: patient}
-		g := &Group[int, int]{Ahead: ahead, Gather: patient}
+		ahead := &Announced{Patience: patient}
+		g := &Group[int, int]{Ahead: ahead}
 		const n = 6
 		for i := range n {
 			ahead.Announce(strconv.Itoa(i))
@@ -76,12 +90,44 @@ func TestReadsAnnouncedTogetherShareOneCall(t *testing.T) {
 	}
 }
 
-// An announcement whose read never comes holds a call back for its Life,
-// not for the Group's Gather: a validation without a read (Terraform's
-// validate step) must not stall the reads after it.
+// The rule, step by step as a loaded machine may run it: four reads are
+// validated; three arrive and join; the fourth is sent only after them,
+// and whatever the time it takes, the call waits for it. A read validated
+// while the call gathers (after its opener arrived, Terraform's walk being
+// slow to reach it) is waited for too. Each step waits for the one before,
+// not for a clock.
+func TestTheCallWaitsForEveryValidatedRead(t *testing.T) {
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, int]{Ahead: ahead}
+	for _, name := range []string{"records", "json", "ids", "first"} {
+		ahead.Announce(name)
+	}
+	saw := make(chan int, 5)
+	now, last, late := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	close(now)
+	for _, name := range []string{"records", "json", "ids"} {
+		go announcedRead(t, g, ahead, name, now, saw)
+	}
+	go announcedRead(t, g, ahead, "first", last, saw)
+	waitJoined(g, "k", 3)
+	// Validated while the call gathers, sent after the fourth.
+	ahead.Announce("late")
+	go announcedRead(t, g, ahead, "late", late, saw)
+	close(last)
+	waitJoined(g, "k", 4)
+	close(late)
+	for range 5 {
+		if n := <-saw; n != 5 {
+			t.Fatalf("a read's call had %d readers, want all 5: it started before every validated read had arrived", n)
+		}
+	}
+}
+
+// An announcement whose read never comes holds a call back for the
+// patience, the backstop for a validation that no read follows.
 func TestAnAnnouncementWithoutItsReadIsForgotten(t *testing.T) {
-	ahead := &Announced{Life: 50 * time.Millisecond}
-	g := &Group[int, int]{Ahead: ahead, Gather: patient}
+	ahead := &Announced{Patience: 50 * time.Millisecond}
+	g := &Group[int, int]{Ahead: ahead}
 	ahead.Announce("never")
 	ahead.Announce("a")
 	ctx, arrival := WithArrival(t.Context(), ahead, "a")
@@ -91,7 +137,73 @@ func TestAnAnnouncementWithoutItsReadIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took < 50*time.Millisecond || took > patient/2 {
-		t.Fatalf("the call started after %v: want the announcement's life, 50ms, not the Gather", took)
+		t.Fatalf("the call started after %v: want the patience, 50ms", took)
+	}
+}
+
+// The validations of an earlier walk (Terraform's validate walk, in the
+// same process when the provider is served in process) are forgotten when
+// Terraform configures the provider for the walk that reads: they hold no
+// read of it back. Forget also ends a gathering under way (StopProvider).
+func TestForgottenAnnouncementsHoldNothingBack(t *testing.T) {
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, int]{Ahead: ahead}
+	for _, name := range []string{"records", "json", "ids"} {
+		ahead.Announce(name)
+	}
+	ahead.Forget()
+	ahead.Announce("a")
+	ctx, arrival := WithArrival(t.Context(), ahead, "a")
+	defer arrival.Arrive()
+	start := time.Now()
+	if _, _, err := g.Do(ctx, "k", 0, func(context.Context, []int) int { return 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > patient/2 {
+		t.Fatalf("a read after Forget waited %v for announcements made before it", took)
+	}
+
+	ahead.Announce("never")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return 0 })
+		done <- err
+	}()
+	waitJoined(g, "k", 1)
+	ahead.Forget()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A call whose readers all leave while it gathers stops gathering, and its
+// work is cancelled before it starts.
+func TestAnAbandonedGatheringStops(t *testing.T) {
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, error]{Ahead: ahead}
+	ahead.Announce("never")
+	ctx, cancel := context.WithCancel(t.Context())
+	workErr := make(chan error, 1)
+	left := make(chan error, 1)
+	go func() {
+		_, _, err := g.Do(ctx, "k", 0, func(ctx context.Context, _ []int) error {
+			workErr <- ctx.Err()
+			return nil
+		})
+		left <- err
+	}()
+	waitJoined(g, "k", 1)
+	cancel()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the reader left with %v", err)
+	}
+	select {
+	case err := <-workErr:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the work ran on a context that is %v, want cancelled", err)
+		}
+	case <-time.After(patient / 2):
+		t.Fatal("the call went on gathering with no reader left")
 	}
 }
 
@@ -99,8 +211,8 @@ func TestAnAnnouncementWithoutItsReadIsForgotten(t *testing.T) {
 // announced or not: it may depend on a write the started call cannot have
 // seen.
 func TestAnAnnouncedReadAfterTheStartRunsAgain(t *testing.T) {
-	ahead := &Announced{Life: patient}
-	g := &Group[int, int]{Ahead: ahead, Gather: patient}
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, int]{Ahead: ahead}
 	started, release := make(chan struct{}), make(chan struct{})
 	var runs atomic.Int32
 	go func() {
@@ -115,9 +227,9 @@ func TestAnAnnouncedReadAfterTheStartRunsAgain(t *testing.T) {
 	ahead.Announce("late")
 	ctx, arrival := WithArrival(t.Context(), ahead, "late")
 	defer arrival.Arrive()
-	_, shared, err := g.Do(ctx, "k", 1, func(context.Context, []int) int { runs.Add(1); return 1 })
+	_, how, err := g.Do(ctx, "k", 1, func(context.Context, []int) int { runs.Add(1); return 1 })
 	close(release)
-	if err != nil || shared || runs.Load() != 2 {
-		t.Fatalf("late read: shared %v, %d runs, %v; want a run of its own", shared, runs.Load(), err)
+	if err != nil || how != OpenedLate || runs.Load() != 2 {
+		t.Fatalf("late read: joined %v, %d runs, %v; want a run of its own, opened late", how, runs.Load(), err)
 	}
 }

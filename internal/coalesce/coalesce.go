@@ -10,11 +10,46 @@
 // have seen (in the apply step Terraform applies other resources between
 // reads, and another provider may write to the store). A call therefore
 // gathers joiners before it starts, and admits none after: every read it
-// serves arrived before it sent anything. It gathers while reads announced
-// together with its own are still on their way (Group.Ahead, Announced),
-// so a read that nobody else announced starts at once; a Group without
-// announcements gathers for a fixed moment (Group.Gather). A finished call
-// serves nobody; the next read starts afresh.
+// serves arrived before it sent anything. A finished call serves nobody;
+// the next read starts afresh.
+//
+// When a call starts is decided by what Terraform has said, not by a
+// clock. Terraform validates a data source's configuration
+// (ValidateDataResourceConfig) just before it reads it, in the same step
+// of its walk and with the same configuration, and sends the read as soon
+// as the validation is answered; the provider takes each validation as the
+// announcement of a read (Announced). The rule: a call gathers while any
+// announced read has yet to arrive, announcements that come while it
+// gathers included, and starts once none has. So every read that Terraform
+// validated before the work started is in it, however long the machine
+// took to send it; a read that nobody else announced starts at once.
+//
+// Why it is safe: a read joins only before the work starts (the rule
+// above), and the gathering only delays the work's first request, which
+// can only let it see more writes, never fewer.
+//
+// Why it ends: every announced read comes, and a read waits for nothing of
+// ours before it arrives. Terraform sends the read right after its
+// validation, from the walk step that holds one of its parallelism slots;
+// the reads a call gathers hold theirs while they wait, so the reads it
+// waits for are at most as many as Terraform runs at once. Validations with
+// no read after them are forgotten: those of an earlier walk (Terraform's
+// validate walk runs in the same process when the provider is served in
+// process, as in the tests; each walk that reads configures the provider
+// first, and the provider forgets the announcements then: Forget), and
+// those of a run Terraform stops (StopProvider, Forget again). The
+// patience of Announced (2 s, over a hundred times the longest gap between
+// a validation and its read measured under load) is the backstop for a
+// validation with no read that none of this foresaw: it decides nothing in
+// Terraform's ordinary sequence.
+//
+// What it cannot do: a read that Terraform validates only after the others
+// have arrived and started their work reads on its own (Do says so:
+// OpenedLate). Nothing Terraform sends before that validation says that it
+// will come, and the provider cannot tell a plan, where no write comes
+// between reads, from an apply, where one may. Terraform's walk sometimes
+// goes so: its goroutines validate and read one data source before the
+// next is validated.
 //
 // The work runs on a context of its own: a reader that gives up (its
 // timeout, or Terraform's interrupt) stops waiting without cancelling the
@@ -36,55 +71,58 @@ import (
 )
 
 // Group coalesces calls by key: J is what a reader brings to the work, V
-// what the work returns to every reader. The zero value gathers for
-// defaultGather.
+// what the work returns to every reader. The zero value starts every call
+// at once.
 type Group[J, V any] struct {
 	// Ahead, if set, holds the reads announced before they arrive: a call
-	// then gathers only while some of them are still on their way, at
-	// most Gather.
+	// gathers while any of them is still on its way.
 	Ahead *Announced
-	// Gather is how long a call waits for identical reads before it
-	// starts (with Ahead, the longest it waits); 0 takes defaultGather, a
-	// negative value starts at once.
-	Gather time.Duration
-
-	// pause waits out the gathering; nil is time.Sleep. Tests end it once
-	// the readers they start have joined, rather than betting on how soon
-	// a busy machine schedules them.
-	pause func(time.Duration)
 
 	mu    sync.Mutex
-	calls map[string]*call[J, V]
+	calls map[string]*call[J, V] // gathering
+	// opened holds the keys of every call opened in the Group, to tell
+	// a read that came too late to join one (OpenedLate).
+	opened map[string]bool
 }
 
-// defaultGather is long enough for Terraform's parallel walk to hand over
-// the reads it started together (they arrive within a few milliseconds of
-// each other), and short next to any listing. With announcements, a call
-// waits that long only for a read that was announced and never came.
-const defaultGather = 20 * time.Millisecond
-
 type call[J, V any] struct {
-	done    chan struct{}
-	val     V
-	joiners []J // every reader's, in the order they came; fixed once it runs
-	readers int // still waiting
-	cancel  context.CancelFunc
+	done chan struct{}
+	// abandoned is closed once every reader has left while the call
+	// gathered: it starts at once, and its work is cancelled.
+	abandoned chan struct{}
+	val       V
+	joiners   []J // every reader's, in the order they came; fixed once it runs
+	readers   int // still waiting
+	cancel    context.CancelFunc
 	// deadline is the latest of the readers' deadlines; zero if any of
 	// them has none.
 	deadline    time.Time
 	hasDeadline bool
 }
 
+// Joined says how a read came to the call that served it.
+type Joined int
+
+const (
+	// opened: the read opened the call, the first of its key in the Group.
+	opened Joined = iota
+	// Shared: the read joined a call another read opened.
+	Shared
+	// OpenedLate: the read opened a call of its own because one of its key
+	// had already started (or ended) when it arrived, too late to join.
+	OpenedLate
+)
+
 // Do runs fn once for the reads of key that arrive while its call gathers,
-// with every one's joiner, and returns its value to each of them. shared
-// reports whether this read joined a call another read opened. A read
-// whose ctx ends first returns ctx's error and leaves the others waiting
-// (fn still sees its joiner); the last reader to leave a started call
-// cancels it and returns fn's value once fn has returned.
-func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, shared bool, err error) {
+// with every one's joiner, and returns its value to each of them, and how
+// this read came to the call. A read whose ctx ends first returns ctx's
+// error and leaves the others waiting (fn still sees its joiner); the last
+// reader to leave a started call cancels it and returns fn's value once fn
+// has returned.
+func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, how Joined, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
-		g.calls = map[string]*call[J, V]{}
+		g.calls, g.opened = map[string]*call[J, V]{}, map[string]bool{}
 	}
 	if c, ok := g.calls[key]; ok {
 		c.readers++
@@ -95,9 +133,14 @@ func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx 
 		// the last announced read is in.
 		Arrive(ctx)
 		v, err := g.wait(ctx, key, c)
-		return v, true, err
+		return v, Shared, err
 	}
-	c := &call[J, V]{done: make(chan struct{}), readers: 1, joiners: []J{joiner}}
+	how = opened
+	if g.opened[key] {
+		how = OpenedLate
+	}
+	g.opened[key] = true
+	c := &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}), readers: 1, joiners: []J{joiner}}
 	c.deadline, c.hasDeadline = ctx.Deadline()
 	g.calls[key] = c
 	g.mu.Unlock()
@@ -105,7 +148,7 @@ func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx 
 
 	go g.run(context.WithoutCancel(ctx), key, c, fn)
 	v, err = g.wait(ctx, key, c)
-	return v, false, err
+	return v, how, err
 }
 
 // widen makes room for a joiner's deadline. Caller holds the lock.
@@ -130,18 +173,8 @@ func (c *call[J, V]) expiresWith(ctx context.Context) bool {
 // keeps the first reader's values (its logger) but none of its
 // cancellation.
 func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn func(ctx context.Context, joiners []J) V) {
-	gather := g.Gather
-	if gather == 0 {
-		gather = defaultGather
-	}
-	switch {
-	case gather < 0:
-	case g.Ahead != nil:
-		g.Ahead.waitArrived(gather)
-	case g.pause != nil:
-		g.pause(gather)
-	default:
-		time.Sleep(gather)
+	if g.Ahead != nil {
+		g.Ahead.waitArrived(c.abandoned)
 	}
 	g.mu.Lock()
 	if g.calls[key] == c {
@@ -180,8 +213,9 @@ func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, e
 		c.cancel()
 	case g.calls[key] == c:
 		// Still gathering: no later read may join a call nobody waits
-		// for; run cancels it before it starts.
+		// for; run stops gathering and cancels it before it starts.
 		delete(g.calls, key)
+		close(c.abandoned)
 	}
 	g.mu.Unlock()
 	if last && started {
@@ -196,37 +230,34 @@ func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, e
 }
 
 // Announced holds the reads that were announced and have not arrived yet,
-// so that a call gathers only while reads started together with its own are
-// still on their way: a read that nobody else announced starts at once,
-// and reads that were announced together start once the last of them has
-// joined.
+// so that a call gathers exactly while reads that Terraform has validated
+// are on their way (the package doc says why that is safe and why it
+// ends): a read that nobody else announced starts at once, and reads that
+// were announced together start once the last of them has joined, however
+// long the machine takes to send them.
 //
-// Terraform announces a data source's read: it validates the
-// configuration (ValidateDataResourceConfig) just before it reads it, in
-// the same step of its walk, so the reads it starts together are announced
-// before the first of them arrives, about a millisecond apart. The
-// provider announces each valid configuration (Announce) and hands every
-// read its announcement's key (WithArrival); the read takes it back when it
-// joins or opens a call (Do), or when it ends without one.
-//
-// An announcement whose read has not come within announcementLife is
-// forgotten: a validation that no read follows (Terraform's validate step,
-// served by the same process in tests; a configuration that stays unknown)
-// must hold no read back for longer than that.
+// The provider announces each valid configuration Terraform validates
+// (Announce), forgets the announcements when Terraform configures it for a
+// walk or stops it (Forget), and hands every read its announcement's key
+// (WithArrival); the read takes it back when it joins or opens a call
+// (Do), or when it ends without one.
 type Announced struct {
-	// Life is how long an announced read is waited for; 0 takes
-	// announcementLife.
-	Life time.Duration
+	// Patience is how long an announced read is waited for at most, the
+	// backstop for a validation that no read follows; 0 takes
+	// defaultPatience.
+	Patience time.Duration
 
 	mu      sync.Mutex
 	pending map[string][]time.Time // by key, oldest first
 	changed chan struct{}          // closed and replaced when one arrives
 }
 
-// announcementLife, the default Life, bounds how long an announced read is waited for: 20
-// times the gap between a validation and its read that Terraform 1.11
-// showed on this project's 2-core machine (at most 1.5 ms).
-const announcementLife = 20 * time.Millisecond
+// defaultPatience, the default Patience: over a hundred times the longest
+// gap between a validation and its read that Terraform 1.11 showed on this
+// project's 2-core machine busy with another go test (14 ms). In
+// Terraform's ordinary sequence every announced read comes, and it is
+// never waited out; it bounds what a validation with no read can cost.
+const defaultPatience = 2 * time.Second
 
 // Announce says a read of key is on its way.
 func (a *Announced) Announce(key string) {
@@ -236,6 +267,18 @@ func (a *Announced) Announce(key string) {
 		a.pending = map[string][]time.Time{}
 	}
 	a.pending[key] = append(a.pending[key], time.Now())
+}
+
+// Forget drops every announcement: reads announced before it are no longer
+// waited for. The provider forgets when Terraform configures it (a new walk:
+// the validations of an earlier one, such as the validate walk, have no
+// read in this one) and when Terraform stops it (the reads it validated
+// may never be sent).
+func (a *Announced) Forget() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.pending)
+	a.signal()
 }
 
 // arrived takes back one announcement of key, the oldest.
@@ -248,17 +291,20 @@ func (a *Announced) arrived(key string) {
 	if a.pending[key] = a.pending[key][1:]; len(a.pending[key]) == 0 {
 		delete(a.pending, key)
 	}
+	a.signal()
+}
+
+// signal wakes the calls that gather. Caller holds the lock.
+func (a *Announced) signal() {
 	if a.changed != nil {
 		close(a.changed)
 		a.changed = nil
 	}
 }
 
-// waitArrived returns once no announced read is on its way, or after at
-// most limit.
-func (a *Announced) waitArrived(limit time.Duration) {
-	give := time.NewTimer(limit)
-	defer give.Stop()
+// waitArrived returns once no announced read is on its way, announcements
+// made meanwhile included, or once abandoned is closed.
+func (a *Announced) waitArrived(abandoned <-chan struct{}) {
 	for {
 		expires, changed, waiting := a.next()
 		if !waiting {
@@ -266,7 +312,7 @@ func (a *Announced) waitArrived(limit time.Duration) {
 		}
 		forget := time.NewTimer(time.Until(expires))
 		select {
-		case <-give.C:
+		case <-abandoned:
 			forget.Stop()
 			return
 		case <-changed:
@@ -276,15 +322,15 @@ func (a *Announced) waitArrived(limit time.Duration) {
 	}
 }
 
-// next forgets the announcements past their life and says when the oldest
-// of the others expires, and on what a change is signalled; waiting is
-// false when none is left.
+// next forgets the announcements past their patience and says when the
+// oldest of the others runs out of it, and on what a change is signalled;
+// waiting is false when none is left.
 func (a *Announced) next() (expires time.Time, changed <-chan struct{}, waiting bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now, life := time.Now(), a.life()
+	now, patience := time.Now(), a.patience()
 	for key, times := range a.pending {
-		for len(times) > 0 && now.Sub(times[0]) >= life {
+		for len(times) > 0 && now.Sub(times[0]) >= patience {
 			times = times[1:]
 		}
 		if len(times) == 0 {
@@ -299,14 +345,14 @@ func (a *Announced) next() (expires time.Time, changed <-chan struct{}, waiting 
 	if a.changed == nil {
 		a.changed = make(chan struct{})
 	}
-	return expires.Add(life), a.changed, waiting
+	return expires.Add(patience), a.changed, waiting
 }
 
-func (a *Announced) life() time.Duration {
-	if a.Life > 0 {
-		return a.Life
+func (a *Announced) patience() time.Duration {
+	if a.Patience > 0 {
+		return a.Patience
 	}
-	return announcementLife
+	return defaultPatience
 }
 
 // Arrival is one read's announcement, which it takes back once.

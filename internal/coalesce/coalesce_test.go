@@ -3,16 +3,28 @@ package coalesce
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// gatherUntilJoined makes g's calls of key gather until n readers wait on
-// them, whatever the time that takes.
-func gatherUntilJoined[V any](g *Group[int, V], key string, n int) {
-	g.pause = func(time.Duration) { waitJoined(g, key, n) }
+// expect announces n reads to g and returns the context each of them reads
+// on: a call of g gathers until all n have arrived, whatever the time that
+// takes.
+func expect[V any](t *testing.T, g *Group[int, V], n int) []context.Context {
+	ahead := &Announced{Patience: time.Hour}
+	g.Ahead = ahead
+	ctxs := make([]context.Context, n)
+	for i := range ctxs {
+		key := strconv.Itoa(i)
+		ahead.Announce(key)
+		var arrival *Arrival
+		ctxs[i], arrival = WithArrival(t.Context(), ahead, key)
+		t.Cleanup(arrival.Arrive)
+	}
+	return ctxs
 }
 
 // waitJoined returns once n readers wait on the gathering call of key, or
@@ -33,7 +45,7 @@ func waitJoined[V any](g *Group[int, V], key string, n int) {
 // Reads that arrive while a call gathers share its one run.
 func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 	g := &Group[int, int]{}
-	gatherUntilJoined(g, "k", 6)
+	ctxs := expect(t, g, 6)
 	var runs atomic.Int32
 	var wg sync.WaitGroup
 	results := make([]int, 6)
@@ -42,11 +54,11 @@ func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, shared, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) * 10 })
+			v, how, err := g.Do(ctxs[i], "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) * 10 })
 			if err != nil {
 				t.Error(err)
 			}
-			if shared {
+			if how == Shared {
 				sharedCount.Add(1)
 			}
 			results[i] = v
@@ -69,7 +81,7 @@ func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 // A read that arrives once the call has started must not be served by it:
 // it may depend on a write the running call cannot have seen.
 func TestReadAfterStartRunsAgain(t *testing.T) {
-	g := &Group[int, int]{Gather: -1}
+	g := &Group[int, int]{}
 	started := make(chan struct{})
 	release := make(chan struct{})
 	var runs atomic.Int32
@@ -84,9 +96,9 @@ func TestReadAfterStartRunsAgain(t *testing.T) {
 		first <- v
 	}()
 	<-started
-	v, shared, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { runs.Add(1); return 2 })
-	if err != nil || shared || v != 2 {
-		t.Fatalf("late read: v=%d shared=%v err=%v, want its own run (2)", v, shared, err)
+	v, how, err := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { runs.Add(1); return 2 })
+	if err != nil || how != OpenedLate || v != 2 {
+		t.Fatalf("late read: v=%d joined %v err=%v, want its own run (2), opened late", v, how, err)
 	}
 	close(release)
 	if v := <-first; v != 1 {
@@ -99,10 +111,10 @@ func TestReadAfterStartRunsAgain(t *testing.T) {
 
 // A finished call serves nobody.
 func TestFinishedCallServesNobody(t *testing.T) {
-	g := &Group[int, int]{Gather: -1}
+	g := &Group[int, int]{}
 	var runs atomic.Int32
 	for range 3 {
-		if _, shared, _ := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) }); shared {
+		if _, how, _ := g.Do(t.Context(), "k", 0, func(context.Context, []int) int { return int(runs.Add(1)) }); how == Shared {
 			t.Fatal("a sequential read was served by an earlier one")
 		}
 	}
@@ -113,14 +125,15 @@ func TestFinishedCallServesNobody(t *testing.T) {
 
 // Different keys never share.
 func TestDifferentKeysRunApart(t *testing.T) {
-	g := &Group[int, string]{Gather: 30 * time.Millisecond}
+	g := &Group[int, string]{}
+	ctxs := expect(t, g, 2)
 	var wg sync.WaitGroup
 	got := make([]string, 2)
 	for i, k := range []string{"a", "b"} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], _, _ = g.Do(t.Context(), k, 0, func(context.Context, []int) string { return k })
+			got[i], _, _ = g.Do(ctxs[i], k, 0, func(context.Context, []int) string { return k })
 		}()
 	}
 	wg.Wait()
@@ -133,7 +146,7 @@ func TestDifferentKeysRunApart(t *testing.T) {
 // the work is cancelled once the last reader has left.
 func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 	g := &Group[int, error]{}
-	gatherUntilJoined(g, "k", 2)
+	ctxs := expect(t, g, 2)
 	started := make(chan struct{})
 	release := make(chan struct{})
 	work := func(ctx context.Context, _ []int) error {
@@ -145,7 +158,7 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 			return ctx.Err()
 		}
 	}
-	quitter, quit := context.WithCancel(t.Context())
+	quitter, quit := context.WithCancel(ctxs[0])
 	quitErr := make(chan error, 1)
 	go func() {
 		_, _, err := g.Do(quitter, "k", 0, work)
@@ -154,8 +167,8 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 	waitJoined(g, "k", 1) // the quitter opened the call
 	stayer := make(chan error, 1)
 	go func() {
-		v, shared, err := g.Do(t.Context(), "k", 0, work)
-		if !shared {
+		v, how, err := g.Do(ctxs[1], "k", 0, work)
+		if how != Shared {
 			err = errors.New("second read did not join")
 		}
 		stayer <- errors.Join(v, err)
@@ -172,7 +185,7 @@ func TestCancellingOneReaderLeavesTheOthers(t *testing.T) {
 }
 
 func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
-	g := &Group[int, error]{Gather: -1}
+	g := &Group[int, error]{}
 	ctx, cancel := context.WithCancel(t.Context())
 	workErr := make(chan error, 1)
 	go func() {
@@ -197,10 +210,10 @@ func TestWorkIsCancelledWhenEveryReaderLeft(t *testing.T) {
 // The work's deadline is the latest of its readers'.
 func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
 	g := &Group[int, time.Time]{}
-	gatherUntilJoined(g, "k", 2)
-	soon, c1 := context.WithTimeout(t.Context(), time.Minute)
+	ctxs := expect(t, g, 2)
+	soon, c1 := context.WithTimeout(ctxs[0], time.Minute)
 	defer c1()
-	later, c2 := context.WithTimeout(t.Context(), time.Hour)
+	later, c2 := context.WithTimeout(ctxs[1], time.Hour)
 	defer c2()
 	var wg sync.WaitGroup
 	var got time.Time
@@ -219,12 +232,12 @@ func TestWorkDeadlineIsTheLatestReaders(t *testing.T) {
 // opener's first.
 func TestWorkSeesEveryJoiner(t *testing.T) {
 	g := &Group[int, []int]{}
-	gatherUntilJoined(g, "k", 3)
+	ctxs := expect(t, g, 3)
 	var wg sync.WaitGroup
 	got := make([][]int, 3)
 	for i := range got {
 		wg.Go(func() {
-			got[i], _, _ = g.Do(t.Context(), "k", i+1, func(_ context.Context, joiners []int) []int { return joiners })
+			got[i], _, _ = g.Do(ctxs[i], "k", i+1, func(_ context.Context, joiners []int) []int { return joiners })
 		})
 		if i == 0 {
 			waitJoined(g, "k", 1) // the first opens the call
@@ -242,7 +255,7 @@ func TestWorkSeesEveryJoiner(t *testing.T) {
 // gets its word: the work knows why it stopped, the reader's context only
 // that time ran out.
 func TestLastReaderToLeaveGetsTheWorksWord(t *testing.T) {
-	g := &Group[int, string]{Gather: -1}
+	g := &Group[int, string]{}
 	ctx, cancel := context.WithCancel(t.Context())
 	started := make(chan struct{})
 	go func() {
@@ -263,7 +276,7 @@ func TestLastReaderToLeaveGetsTheWorksWord(t *testing.T) {
 // end by that deadline: the work's context says the deadline passed, not
 // that it was cancelled, as it would for a read alone.
 func TestWorkEndsByItsDeadlineWithTheLastReaders(t *testing.T) {
-	g := &Group[int, error]{Gather: -1}
+	g := &Group[int, error]{}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	v, _, err := g.Do(ctx, "k", 0, func(ctx context.Context, _ []int) error {

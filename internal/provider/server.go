@@ -73,12 +73,29 @@ type directServer struct {
 	direct   map[string]directList
 }
 
+// ConfigureProvider is the framework's, once the announcements of an
+// earlier walk are forgotten: Terraform configures the provider at the start
+// of every walk that reads, and a validation before that (the validate
+// walk's, in the same process when the provider is served in process) has
+// no read in this walk to wait for (coalesce.Announced.Forget).
+func (s *directServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	s.provider.announced.Forget()
+	return s.ProviderServer.ConfigureProvider(ctx, req)
+}
+
+// StopProvider is the framework's, once the announced reads are forgotten:
+// Terraform stops a run, and the reads it validated may never be sent, so
+// no listing waits for them.
+func (s *directServer) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
+	s.provider.announced.Forget()
+	return s.ProviderServer.StopProvider(ctx, req)
+}
+
 // ValidateDataResourceConfig is the framework's, and announces the read
 // that Terraform sends next for a configuration that passed: Terraform
-// validates a data source's configuration just before it reads it, so the
-// reads it starts together are announced before the first of them arrives,
-// and a read waits for the others that need its listing only while they
-// are on their way (coalesce.Announced).
+// validates a data source's configuration just before it reads it, so a
+// listing gathers the reads that need it while reads Terraform validated
+// are on their way, and starts once none is (coalesce).
 func (s *directServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	resp, err := s.ProviderServer.ValidateDataResourceConfig(ctx, req)
 	if err == nil && !hasError(resp.Diagnostics) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,36 +21,28 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
 )
 
-// Six instances that look up the same accounts send about the requests
-// of one: Terraform reads them together, and they share one listing. Each
-// instance's list is exact. The instances are six of one block (count)
-// rather than of a module: terraform-plugin-testing refuses a state with
-// modules ("Modules are not supported"), and Terraform reads a module
-// instance's data source exactly as it reads one of count's, one
+// Six instances that look up the same accounts send the requests of one
+// in every walk where Terraform validated them together: they share one
+// listing. Each instance's list is exact. The instances are six of one
+// block (count) rather than of a module: terraform-plugin-testing refuses a
+// state with modules ("Modules are not supported"), and Terraform reads a
+// module instance's data source exactly as it reads one of count's, one
 // ReadDataSource call each, with the same configuration.
 func TestAccSixInstancesShareOneListing(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000})
 	want := expected(t, srv, "accounts", "", "created_at")
-	clearEnv(t)
-	t.Setenv(envBaseURL, srv.URL())
-	t.Setenv(envClientID, emulator.DefaultClientID)
-	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
-
-	requests := func(teams int) int {
-		srv.ResetStats()
+	config := func(teams int) (string, statecheck.StateCheck) {
 		lists := make([]knownvalue.Check, teams)
 		for i := range lists {
 			lists[i] = idsExact(want)
 		}
-		tfresource.Test(t, tfresource.TestCase{
-			ProtoV6ProviderFactories: protoV6Factories,
-			Steps: []tfresource.TestStep{{
-				Config: fmt.Sprintf(`
+		return fmt.Sprintf(`
 data "commerce_accounts" "team" {
   count           = %d
   include_records = false
@@ -57,20 +51,11 @@ data "commerce_accounts" "team" {
 output "ids" {
   value = data.commerce_accounts.team[*].ids
 }
-`, teams),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownOutputValue("ids", knownvalue.ListExact(lists)),
-				},
-			}},
-		})
-		return srv.Stats().ListRequests["accounts"]
+`, teams), statecheck.ExpectKnownOutputValue("ids", knownvalue.ListExact(lists))
 	}
-	one := requests(1)
-	six := requests(6)
-	t.Logf("list requests: %d for one instance, %d for six (%.2fx)", one, six, float64(six)/float64(one))
-	if float64(six) > 1.1*float64(one) {
-		t.Errorf("six module instances sent %d list requests, one sent %d: want at most 1.1x", six, one)
-	}
+	one := readWalks(t, srv)(config(1))
+	six := readWalks(t, srv)(config(6))
+	checkWalks(t, "six instances", one, six)
 }
 
 // A data source that depends on a write made while a read of the same
@@ -214,4 +199,198 @@ func (r *writtenAccount) Delete(ctx context.Context, req resource.DeleteRequest,
 	if err := r.p.srv.Delete("accounts", m.ID.ValueString()); err != nil {
 		resp.Diagnostics.AddError("delete", err.Error())
 	}
+}
+
+// Four data sources with one filter that keep different things (the
+// records, the records with JSON, the ids only, the first 7) share one
+// listing through Terraform whenever Terraform validated each while
+// another validated read had yet to come, however long the machine takes
+// to send the reads: the listing waits for every read Terraform validated,
+// not for a clock.
+func TestAccSharedListingOfFourReads(t *testing.T) {
+	const filter = "ge(created_at,2024-01-01T00:00:00Z)"
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	want := expected(t, srv, "accounts", filter, "created_at")
+	records := fmt.Sprintf(`
+data "commerce_accounts" "records" {
+  filter = %q
+}
+`, filter)
+	four := records + fmt.Sprintf(`
+data "commerce_accounts" "json" {
+  filter       = %[1]q
+  include_json = true
+}
+
+data "commerce_accounts" "ids" {
+  filter          = %[1]q
+  include_records = false
+}
+
+data "commerce_accounts" "first" {
+  filter      = %[1]q
+  max_results = 7
+}
+`, filter)
+	ids := func(name string, want []string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue("data.commerce_accounts."+name, tfjsonpath.New("ids"), idsExact(want))
+	}
+	one := readWalks(t, srv)(records, ids("records", want))
+	shared := readWalks(t, srv)(four, ids("records", want), ids("json", want), ids("ids", want), ids("first", want[:7]),
+		statecheck.ExpectKnownValue("data.commerce_accounts.json", tfjsonpath.New("accounts").AtSliceIndex(0).AtMapKey("json"), knownvalue.NotNull()))
+	checkWalks(t, "the four data sources", one, shared)
+}
+
+// readWalks returns a function that applies config with its checks on the
+// provider served for srv, and returns the walks that read.
+func readWalks(t *testing.T, srv *emulator.Server) func(config string, checks ...statecheck.StateCheck) []walk {
+	clearEnv(t)
+	t.Setenv(envBaseURL, srv.URL())
+	t.Setenv(envClientID, emulator.DefaultClientID)
+	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
+	return func(config string, checks ...statecheck.StateCheck) []walk {
+		rec := &walkRecorder{srv: srv}
+		tfresource.Test(t, tfresource.TestCase{
+			ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+				"commerce": func() (tfprotov6.ProviderServer, error) {
+					s, err := NewServer("test")()
+					return &recordingServer{ProviderServer: s, rec: rec}, err
+				},
+			},
+			Steps: []tfresource.TestStep{{Config: config, ConfigStateChecks: checks}},
+		})
+		return rec.finish()
+	}
+}
+
+// checkWalks holds the reads of one listing to the requests of one read
+// (one: its walks) in every walk where Terraform validated them together.
+// In a walk where Terraform validated a read only once every other had
+// come, the listing may have started without it, and then it must list on
+// its own (the provider cannot tell such a walk from an apply, where the
+// late read may depend on a write): the test says how many walks went so,
+// and what the reads cost in all.
+func checkWalks(t *testing.T, what string, one, shared []walk) {
+	t.Helper()
+	listing := one[0].requests
+	oneTotal, sharedTotal, apart := 0, 0, 0
+	for _, w := range one {
+		oneTotal += w.requests
+	}
+	for i, w := range shared {
+		sharedTotal += w.requests
+		if !w.together {
+			apart++
+			t.Logf("walk %d: Terraform validated a read once every other had come (%s): %d list requests", i, w.order, w.requests)
+			continue
+		}
+		if float64(w.requests) > 1.1*float64(listing) {
+			t.Errorf("walk %d: %s, validated together (%s), sent %d list requests; one listing sends %d", i, what, w.order, w.requests, listing)
+		}
+	}
+	t.Logf("list requests: %d for one read, %d for %s (%.2fx) over %d walks that read, %d of them with a read validated once the others had come",
+		oneTotal, sharedTotal, what, float64(sharedTotal)/float64(oneTotal), len(shared), apart)
+}
+
+// walk is what a walk that reads (from one ConfigureProvider to the next)
+// cost and how Terraform ordered it.
+type walk struct {
+	requests int
+	// together: Terraform validated every read of the walk while another
+	// validated read had yet to come, so that the listing, which starts
+	// once none is on its way, waited for all of them.
+	together bool
+	order    string // V for a validation, R for a read, in their order
+	pending  int    // validated reads not come yet
+}
+
+// walkRecorder cuts the provider's calls into walks at each
+// ConfigureProvider and counts the list requests each walk sent.
+type walkRecorder struct {
+	srv   *emulator.Server
+	mu    sync.Mutex
+	walks []walk
+	at    int // list requests when the current walk began
+}
+
+func (r *walkRecorder) configured() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closeWalk()
+	r.walks = append(r.walks, walk{together: true})
+}
+
+// closeWalk gives the current walk its requests. Caller holds the lock.
+func (r *walkRecorder) closeWalk() {
+	now := r.srv.Stats().ListRequests["accounts"]
+	if n := len(r.walks); n > 0 {
+		r.walks[n-1].requests = now - r.at
+	}
+	r.at = now
+}
+
+func (r *walkRecorder) event(e byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.walks)
+	if n == 0 {
+		return // the validate walk, before any configuration
+	}
+	w := &r.walks[n-1]
+	switch e {
+	case 'V':
+		if w.pending == 0 && strings.Contains(w.order, "R") {
+			// Every read validated so far had come: the listing may
+			// have started without this one.
+			w.together = false
+		}
+		w.pending++
+	case 'R':
+		w.pending = max(0, w.pending-1)
+	}
+	w.order += string(e)
+}
+
+// finish returns the walks that read.
+func (r *walkRecorder) finish() []walk {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closeWalk()
+	var out []walk
+	for _, w := range r.walks {
+		if strings.Contains(w.order, "R") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// recordingServer tells rec of each configuration, validation and read,
+// as the provider's server sees them: a validation once it is answered
+// (announced), a read as it comes. Each Terraform command starts a server
+// of its own; the validations before its first configuration are its
+// validate walk's, which no read follows.
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	rec        *walkRecorder
+	configured atomic.Bool
+}
+
+func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	s.rec.configured()
+	s.configured.Store(true)
+	return s.ProviderServer.ConfigureProvider(ctx, req)
+}
+
+func (s *recordingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	resp, err := s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	if s.configured.Load() {
+		s.rec.event('V')
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	s.rec.event('R')
+	return s.ProviderServer.ReadDataSource(ctx, req)
 }

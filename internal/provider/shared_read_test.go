@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -59,8 +58,8 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	}
 	logs.Reset()
 	srv.ResetStats()
-	// However busy the machine, every read announced joins.
-	p.server.(*directServer).provider.announced.Life = time.Minute
+	// However busy the machine, every read announced joins: the rule
+	// waits for them, not for a clock.
 	together := make([][]byte, len(reads))
 	for i, resp := range p.readAccountsTogether(ctx, t, reads) {
 		for _, d := range resp.Diagnostics {

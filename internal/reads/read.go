@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
@@ -22,23 +23,27 @@ import (
 // read in full by the engine.
 //
 // A read that arrives once a listing has started never joins it: it may
-// depend on a write that listing cannot have seen.
+// depend on a write that listing cannot have seen. It lists on its own, and
+// says so at DEBUG.
 func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T], q listing.Query, to listing.Reader[T]) (Result, error) {
 	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
 		return Result{}, err
 	}
 	me := &sharedReader[T]{ctx: ctx, keep: q, to: to}
-	out, shared, err := r.shared.Do(ctx, l.Name(), me, func(ctx context.Context, joined []any) sharedRun {
+	out, how, err := r.shared.Do(ctx, l.Name(), me, func(ctx context.Context, joined []any) sharedRun {
 		return serve(ctx, r, l, readersOf[T](joined))
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	if shared {
-		r.log.Debug(ctx, "served by another read's listing, which was starting when this one arrived", map[string]any{
-			"resource": kind.Name, "filter": q.Filter.Text(), "sort": l.SortParam(),
-		})
+	fields := map[string]any{"resource": kind.Name, "filter": q.Filter.Text(), "sort": l.SortParam()}
+	shared := how == coalesce.Shared
+	switch how {
+	case coalesce.Shared:
+		r.log.Debug(ctx, "served by another read's listing, which was starting when this one arrived", fields)
+	case coalesce.OpenedLate:
+		r.log.Debug(ctx, "listed on its own: a listing of the same list had already started when this read arrived, and a read that arrives later may depend on a write that listing cannot have seen", fields)
 	}
 	total, known := out.stats.TotalFor(q, me.listed)
 	res := Result{Total: total, TotalKnown: known, Count: out.stats.Count, Listed: me.listed, Shared: shared, Split: l.Split(), Pages: out.stats.Pages}
@@ -52,10 +57,10 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 // filter, sort and consistency buffer (listing.Listing.Name), whatever
 // each keeps. Terraform reads the data sources of a plan in parallel, so
 // a module that reads "the ids" in one place and "the records" in another
-// asks at once; internal/coalesce gathers such reads while reads announced
-// with them are on their way, and admits none once the listing has sent
-// anything (a read that depends on a write must not get a listing from
-// before it).
+// asks at once; internal/coalesce gathers such reads while reads that
+// Terraform validated are on their way, whatever the time they take, and
+// admits none once the listing has started (a read that depends on a write
+// must not get a listing from before it).
 //
 // The listing fetches what its readers need together: every record any of
 // them keeps (the largest max_results, or all), with JSON if any of them

@@ -26,9 +26,10 @@ type Options struct {
 	Snapshots Snapshots
 	// Announced, if set, holds the reads announced before they arrive
 	// (the provider announces each data source Terraform validates, which
-	// it does just before reading it): a read waits for the others that
-	// need its listing only while announced reads are still on their way.
-	// Without it nobody announces reads, and none waits for another.
+	// it does just before reading it): a listing gathers the reads that
+	// need it while announced reads are still on their way, and starts once
+	// none is. Without it nobody announces reads, and none waits for
+	// another.
 	Announced *coalesce.Announced
 }
 
@@ -48,9 +49,6 @@ func New(e *listing.Engine, opts Options) *Reads {
 		r.log = nopLogger{}
 	}
 	r.shared.Ahead = opts.Announced
-	if opts.Announced == nil {
-		r.shared.Gather = -1
-	}
 	return r
 }
 

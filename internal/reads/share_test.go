@@ -50,9 +50,9 @@ func keeper[T commerce.Record](k *kept, failAfter int) listing.Reader[T] {
 // one. It returns what each kept.
 func readTogether[T commerce.Record](r *Reads, kind commerce.Kind[T], qs []listing.Query, failAfter []int) []kept {
 	// However busy the machine, every read announced joins.
-	ahead := &coalesce.Announced{Life: time.Minute}
-	r.shared.Ahead, r.shared.Gather = ahead, time.Minute
-	defer func() { r.shared.Ahead, r.shared.Gather = nil, -1 }()
+	ahead := &coalesce.Announced{Patience: time.Minute}
+	r.shared.Ahead = ahead
+	defer func() { r.shared.Ahead = nil }()
 	for i := range qs {
 		ahead.Announce(strconv.Itoa(i))
 	}
