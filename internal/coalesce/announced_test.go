@@ -207,17 +207,18 @@ func TestAnAbandonedGatheringStops(t *testing.T) {
 	}
 }
 
-// A read that arrives once the call has started gets a call of its own,
-// announced or not: it may depend on a write the started call cannot have
-// seen.
+// A read that arrives once the call has handed something out gets a call
+// of its own, announced or not: it may depend on a write the started call
+// cannot have seen.
 func TestAnAnnouncedReadAfterTheStartRunsAgain(t *testing.T) {
 	ahead := &Announced{Patience: patient}
 	g := &Group[int, int]{Ahead: ahead}
 	started, release := make(chan struct{}), make(chan struct{})
 	var runs atomic.Int32
 	go func() {
-		_, _, _ = g.Do(t.Context(), "k", 0, func(context.Context, []int) int {
+		_, _, _ = g.Do(t.Context(), "k", 0, func(ctx context.Context, _ []int) int {
 			runs.Add(1)
+			Commit(ctx)
 			close(started)
 			<-release
 			return 0
@@ -231,5 +232,59 @@ func TestAnAnnouncedReadAfterTheStartRunsAgain(t *testing.T) {
 	close(release)
 	if err != nil || how != OpenedLate || runs.Load() != 2 {
 		t.Fatalf("late read: joined %v, %d runs, %v; want a run of its own, opened late", how, runs.Load(), err)
+	}
+}
+
+// A read that arrives once the call has started, but before its work has
+// handed anything out, takes the call over: the work stops (Commit says
+// false, its context is cancelled) and a new call serves the first read
+// and this one together. That is safe: the new work starts after both
+// arrived, and the old one gave nobody anything.
+func TestAReadTakesOverWorkThatHandedNothingOut(t *testing.T) {
+	ahead := &Announced{Patience: patient}
+	g := &Group[int, int]{Ahead: ahead}
+	started := make(chan struct{})
+	var runs atomic.Int32
+	type result struct {
+		v   int
+		how Joined
+	}
+	// Every read of a key brings the same work; the call that runs is
+	// the one whose reader opened it, or took it over.
+	work := func(ctx context.Context, js []int) int {
+		if runs.Add(1) == 1 {
+			close(started)
+			<-ctx.Done() // the first request is on its way
+			if Commit(ctx) {
+				t.Error("the work that was taken over could still hand out")
+			}
+			return -1
+		}
+		if !Commit(ctx) {
+			t.Error("the new work was taken over")
+		}
+		return len(js)
+	}
+	first := make(chan result, 1)
+	go func() {
+		v, how, err := g.Do(t.Context(), "k", 1, work)
+		if err != nil {
+			t.Error(err)
+		}
+		first <- result{v, how}
+	}()
+	<-started
+	ahead.Announce("late")
+	ctx, arrival := WithArrival(t.Context(), ahead, "late")
+	defer arrival.Arrive()
+	v, how, err := g.Do(ctx, "k", 2, work)
+	if err != nil || how != Shared || v != 2 {
+		t.Fatalf("late read: %d readers, joined %v, %v; want the new call of both", v, how, err)
+	}
+	if got := <-first; got.v != 2 || got.how != opened {
+		t.Fatalf("first read: %d readers, joined %v; want the new call of both", got.v, got.how)
+	}
+	if runs.Load() != 2 {
+		t.Fatalf("%d runs, want 2: the one taken over and the new one", runs.Load())
 	}
 }

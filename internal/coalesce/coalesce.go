@@ -4,52 +4,60 @@
 // work (its joiner), and all of them get its one result. The work sees
 // every joiner, so that it can do what each needs at once.
 //
-// A read may only join work that has not started yet. Terraform reads a
-// data source once everything it depends on is done, so a read that arrives
-// after the shared work began may depend on a write that this work cannot
-// have seen (in the apply step Terraform applies other resources between
-// reads, and another provider may write to the store). A call therefore
-// gathers joiners before it starts, and admits none after: every read it
-// serves arrived before it sent anything. A finished call serves nobody;
-// the next read starts afresh.
+// A read may only join work that has handed nothing out yet. Terraform
+// reads a data source once everything it depends on is done, so a read
+// that arrives after the shared work began may depend on a write that this
+// work cannot have seen (in the apply step Terraform applies other
+// resources between reads, and another provider may write to the store).
+// Every read a work serves therefore arrived before the work sent
+// anything. A finished call serves nobody; the next read starts afresh.
 //
-// When a call starts is decided by what Terraform has said, not by a
-// clock. Terraform validates a data source's configuration
+// Two rules serve that, and neither looks at a clock.
+//
+// A call gathers while reads that Terraform validated are on their way.
+// Terraform validates a data source's configuration
 // (ValidateDataResourceConfig) just before it reads it, in the same step
 // of its walk and with the same configuration, and sends the read as soon
 // as the validation is answered; the provider takes each validation as the
-// announcement of a read (Announced). The rule: a call gathers while any
-// announced read has yet to arrive, announcements that come while it
-// gathers included, and starts once none has. So every read that Terraform
-// validated before the work started is in it, however long the machine
-// took to send it; a read that nobody else announced starts at once.
+// announcement of a read (Announced). A call starts once no announced read
+// has yet to arrive, announcements that come while it gathers included: so
+// every read that Terraform validated before the work started is in it,
+// however long the machine took to send it, and a read that nobody else
+// announced starts at once.
 //
-// Why it is safe: a read joins only before the work starts (the rule
-// above), and the gathering only delays the work's first request, which
-// can only let it see more writes, never fewer.
+// A read that arrives once the work has started, but before the work has
+// handed anything out, takes the call over: the work is stopped (it asks
+// Commit before it hands out its first result, and hears no), and a new
+// call gathers its readers and the newcomer and runs the work afresh. This
+// serves what the first rule cannot: Terraform's walk sometimes validates
+// and reads one data source before its goroutines validate the next, and
+// nothing Terraform sends before that validation says that it will come.
+// It costs the requests the stopped work had sent: as a rule its first,
+// whose answer it had not handed out. A read that arrives once the work
+// has handed something out lists on its own (Do says so: OpenedLate).
 //
-// Why it ends: every announced read comes, and a read waits for nothing of
-// ours before it arrives. Terraform sends the read right after its
-// validation, from the walk step that holds one of its parallelism slots;
-// the reads a call gathers hold theirs while they wait, so the reads it
-// waits for are at most as many as Terraform runs at once. Validations with
-// no read after them are forgotten: those of an earlier walk (Terraform's
-// validate walk runs in the same process when the provider is served in
-// process, as in the tests; each walk that reads configures the provider
-// first, and the provider forgets the announcements then: Forget), and
-// those of a run Terraform stops (StopProvider, Forget again). The
-// patience of Announced (2 s, over a hundred times the longest gap between
-// a validation and its read measured under load) is the backstop for a
-// validation with no read that none of this foresaw: it decides nothing in
-// Terraform's ordinary sequence.
+// Why it is safe: the work a read gets starts after the read arrived
+// (gathered), or after it and every reader it is shared with arrived
+// (taken over), so after everything each of them depends on was written;
+// a stopped work gave nobody anything. Gathering and taking over only
+// delay a work's requests, which can only let it see more writes, never
+// fewer. A read may get a later listing than it would have alone, never an
+// earlier one.
 //
-// What it cannot do: a read that Terraform validates only after the others
-// have arrived and started their work reads on its own (Do says so:
-// OpenedLate). Nothing Terraform sends before that validation says that it
-// will come, and the provider cannot tell a plan, where no write comes
-// between reads, from an apply, where one may. Terraform's walk sometimes
-// goes so: its goroutines validate and read one data source before the
-// next is validated.
+// Why the gathering ends: every announced read comes, and a read waits for
+// nothing of ours before it arrives. Terraform sends the read right after
+// its validation, from the walk step that holds one of its parallelism
+// slots; the reads a call gathers hold theirs while they wait, so the reads
+// it waits for are at most as many as Terraform runs at once. Validations
+// with no read after them are forgotten: those of an earlier walk
+// (Terraform's validate walk runs in the same process when the provider is
+// served in process, as in the tests; each walk that reads configures the
+// provider first, and the provider forgets the announcements then:
+// Forget), and those of a run Terraform stops (StopProvider, Forget again).
+// The patience of Announced (2 s, over a hundred times the longest gap
+// between a validation and its read measured under load) is the backstop
+// for a validation with no read that none of this foresaw: it decides
+// nothing in Terraform's ordinary sequence.
 //
 // The work runs on a context of its own: a reader that gives up (its
 // timeout, or Terraform's interrupt) stops waiting without cancelling the
@@ -66,6 +74,7 @@ package coalesce
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -80,6 +89,9 @@ type Group[J, V any] struct {
 
 	mu    sync.Mutex
 	calls map[string]*call[J, V] // gathering
+	// running holds the calls that started and have handed nothing out:
+	// a read of their key takes them over (Commit).
+	running map[string]*call[J, V]
 	// opened holds the keys of every call opened in the Group, to tell
 	// a read that came too late to join one (OpenedLate).
 	opened map[string]bool
@@ -94,6 +106,8 @@ type call[J, V any] struct {
 	joiners   []J // every reader's, in the order they came; fixed once it runs
 	readers   int // still waiting
 	cancel    context.CancelFunc
+	// next took the call over: its readers wait for it.
+	next *call[J, V]
 	// deadline is the latest of the readers' deadlines; zero if any of
 	// them has none.
 	deadline    time.Time
@@ -106,49 +120,73 @@ type Joined int
 const (
 	// opened: the read opened the call, the first of its key in the Group.
 	opened Joined = iota
-	// Shared: the read joined a call another read opened.
+	// Shared: the read joined a call another read opened, or took over
+	// one that had handed nothing out.
 	Shared
 	// OpenedLate: the read opened a call of its own because one of its key
-	// had already started (or ended) when it arrived, too late to join.
+	// had already handed something out (or ended) when it arrived, too
+	// late to join.
 	OpenedLate
 )
 
 // Do runs fn once for the reads of key that arrive while its call gathers,
-// with every one's joiner, and returns its value to each of them, and how
-// this read came to the call. A read whose ctx ends first returns ctx's
+// or before its work hands anything out, with every one's joiner, and
+// returns its value to each of them, and how this read came to the call.
+// Every read of a key brings the same fn; the one that runs is that of
+// the read that opened the call, or took it over. A read whose ctx ends first returns ctx's
 // error and leaves the others waiting (fn still sees its joiner); the last
 // reader to leave a started call cancels it and returns fn's value once fn
 // has returned.
 func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, how Joined, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
-		g.calls, g.opened = map[string]*call[J, V]{}, map[string]bool{}
+		g.calls, g.running, g.opened = map[string]*call[J, V]{}, map[string]*call[J, V]{}, map[string]bool{}
 	}
-	if c, ok := g.calls[key]; ok {
+	c, ok := g.calls[key]
+	switch {
+	case ok:
 		c.readers++
 		c.joiners = append(c.joiners, joiner)
 		c.widen(ctx)
-		g.mu.Unlock()
-		// Only now that it has joined: the call may start as soon as
-		// the last announced read is in.
-		Arrive(ctx)
-		v, err := g.wait(ctx, key, c)
-		return v, Shared, err
+		how = Shared
+	case g.running[key] != nil:
+		c = g.takeOver(ctx, key, joiner)
+		how = Shared
+	default:
+		how = opened
+		if g.opened[key] {
+			how = OpenedLate
+		}
+		g.opened[key] = true
+		c = &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}), readers: 1, joiners: []J{joiner}}
+		c.deadline, c.hasDeadline = ctx.Deadline()
+		g.calls[key] = c
 	}
-	how = opened
-	if g.opened[key] {
-		how = OpenedLate
-	}
-	g.opened[key] = true
-	c := &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}), readers: 1, joiners: []J{joiner}}
-	c.deadline, c.hasDeadline = ctx.Deadline()
-	g.calls[key] = c
 	g.mu.Unlock()
+	// Only now that it is in: the call may start as soon as the last
+	// announced read is.
 	Arrive(ctx)
-
-	go g.run(context.WithoutCancel(ctx), key, c, fn)
+	if !ok { // a new call: opened, or taking a running one over
+		go g.run(context.WithoutCancel(ctx), key, c, fn)
+	}
 	v, err = g.wait(ctx, key, c)
 	return v, how, err
+}
+
+// takeOver replaces the running call of key, which has handed nothing out
+// yet, with a new call that gathers its readers and this one, and stops
+// its work. Caller holds the lock.
+func (g *Group[J, V]) takeOver(ctx context.Context, key string, joiner J) *call[J, V] {
+	old := g.running[key]
+	delete(g.running, key)
+	c := &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}),
+		readers: old.readers + 1, joiners: append(slices.Clone(old.joiners), joiner),
+		deadline: old.deadline, hasDeadline: old.hasDeadline}
+	c.widen(ctx)
+	old.next, old.readers = c, 0
+	old.cancel()
+	g.calls[key] = c
+	return c
 }
 
 // widen makes room for a joiner's deadline. Caller holds the lock.
@@ -171,7 +209,7 @@ func (c *call[J, V]) expiresWith(ctx context.Context) bool {
 
 // run gathers, closes the call to joiners, and runs fn on a context that
 // keeps the first reader's values (its logger) but none of its
-// cancellation.
+// cancellation, and that carries the call's Commit.
 func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn func(ctx context.Context, joiners []J) V) {
 	if g.Ahead != nil {
 		g.Ahead.waitArrived(c.abandoned)
@@ -186,22 +224,71 @@ func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn fu
 	}
 	c.cancel = cancel
 	left := c.readers == 0
+	if !left {
+		g.running[key] = c
+	}
 	g.mu.Unlock()
 	defer cancel()
 	if left {
 		cancel() // every reader gave up while it gathered
 	}
-	c.val = fn(ctx, c.joiners)
+	c.val = fn(context.WithValue(ctx, commitKey{}, func() bool { return g.commit(key, c) }), c.joiners)
+	g.mu.Lock()
+	if g.running[key] == c {
+		delete(g.running, key)
+	}
+	g.mu.Unlock()
 	close(c.done)
 }
 
-func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, error) {
-	select {
-	case <-c.done:
-		return c.val, nil
-	case <-ctx.Done():
-	}
+type commitKey struct{}
+
+// Commit is what the work of a call does before it hands anything out: it
+// reports whether the work is still the one its readers wait for, and
+// from then on no later read can take it over. False: a read came after
+// the work started and before it handed anything out, and a new call
+// serves its readers and that read together; the work must stop and hand
+// out nothing. Work that no Group runs is always committed.
+func Commit(ctx context.Context) bool {
+	commit, ok := ctx.Value(commitKey{}).(func() bool)
+	return !ok || commit()
+}
+
+func (g *Group[J, V]) commit(key string, c *call[J, V]) bool {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c.next != nil {
+		return false
+	}
+	if g.running[key] == c {
+		delete(g.running, key)
+	}
+	return true
+}
+
+func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, error) {
+	for {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return g.leave(ctx, key, c)
+		}
+		g.mu.Lock()
+		next := c.next
+		g.mu.Unlock()
+		if next == nil {
+			return c.val, nil
+		}
+		c = next // taken over: its readers wait for the new call
+	}
+}
+
+// leave takes a reader whose ctx ended out of the call it waits for now.
+func (g *Group[J, V]) leave(ctx context.Context, key string, c *call[J, V]) (V, error) {
+	g.mu.Lock()
+	for c.next != nil {
+		c = c.next
+	}
 	c.readers--
 	last, started := c.readers == 0, c.cancel != nil
 	switch {
@@ -216,6 +303,9 @@ func (g *Group[J, V]) wait(ctx context.Context, key string, c *call[J, V]) (V, e
 		// for; run stops gathering and cancels it before it starts.
 		delete(g.calls, key)
 		close(c.abandoned)
+	}
+	if last && g.running[key] == c {
+		delete(g.running, key) // nobody is left to hand over
 	}
 	g.mu.Unlock()
 	if last && started {

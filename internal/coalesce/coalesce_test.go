@@ -78,8 +78,9 @@ func TestReadsThatArriveTogetherShareOneRun(t *testing.T) {
 	}
 }
 
-// A read that arrives once the call has started must not be served by it:
-// it may depend on a write the running call cannot have seen.
+// A read that arrives once the call has handed something out must not be
+// served by it: it may depend on a write the running call cannot have
+// seen.
 func TestReadAfterStartRunsAgain(t *testing.T) {
 	g := &Group[int, int]{}
 	started := make(chan struct{})
@@ -87,8 +88,11 @@ func TestReadAfterStartRunsAgain(t *testing.T) {
 	var runs atomic.Int32
 	first := make(chan int)
 	go func() {
-		v, _, _ := g.Do(t.Context(), "k", 0, func(context.Context, []int) int {
+		v, _, _ := g.Do(t.Context(), "k", 0, func(ctx context.Context, _ []int) int {
 			runs.Add(1)
+			if !Commit(ctx) {
+				t.Error("the first work was taken over before any other read came")
+			}
 			close(started)
 			<-release
 			return 1

@@ -5,6 +5,7 @@ package reads
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,9 +23,9 @@ import (
 // where there is one and it can prove the result exact (cached.go), else
 // read in full by the engine.
 //
-// A read that arrives once a listing has started never joins it: it may
-// depend on a write that listing cannot have seen. It lists on its own, and
-// says so at DEBUG.
+// A read that arrives once a listing has handed out records never joins
+// it: it may depend on a write that listing cannot have seen. It lists on
+// its own, and says so at DEBUG.
 func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T], q listing.Query, to listing.Reader[T]) (Result, error) {
 	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
@@ -58,9 +59,13 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 // each keeps. Terraform reads the data sources of a plan in parallel, so
 // a module that reads "the ids" in one place and "the records" in another
 // asks at once; internal/coalesce gathers such reads while reads that
-// Terraform validated are on their way, whatever the time they take, and
-// admits none once the listing has started (a read that depends on a write
-// must not get a listing from before it).
+// Terraform validated are on their way, whatever the time they take. A
+// read that comes once the listing has started, but before it has handed
+// out a record, takes it over: the listing stops (fanOut asks
+// coalesce.Commit before the first record) and a new one serves its
+// readers and the newcomer, at the cost of the requests it had sent. None
+// joins once the listing has handed out a record (a read that depends on
+// a write must not get a listing from before it).
 //
 // The listing fetches what its readers need together: every record any of
 // them keeps (the largest max_results, or all), with JSON if any of them
@@ -100,10 +105,20 @@ func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[
 	}
 	need := l.Need(keep)
 	start := time.Now()
-	st, err := run(ctx, r, l, need, fanOut(readers))
+	st, err := run(ctx, r, l, need, fanOut(readers, func() bool { return coalesce.Commit(ctx) }))
+	if !coalesce.Commit(ctx) {
+		r.log.Debug(ctx, "listing left for a new one: a read of the same list came before it handed out a record", map[string]any{
+			"resource": l.Kind().Name, "page_requests": st.Pages,
+		})
+		return sharedRun{stats: st, err: errTakenOver}
+	}
 	r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start))
 	return sharedRun{stats: st, err: err}
 }
+
+// errTakenOver stops a listing that a read of the same list took over: its
+// readers are served by a new listing (coalesce.Commit).
+var errTakenOver = errors.New("the listing was taken over by a new one")
 
 // run reads the listing: through the cache where there is one, else in
 // full.
@@ -119,9 +134,19 @@ func run[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[T]
 // its MaxResults, and late records past it (the state keeps the first
 // MaxResults of the late and the others together). A reader whose Emit
 // fails, or whose read gave up, gets no more records; once none is left
-// the listing stops with the first reader's error.
-func fanOut[T commerce.Record](readers []*sharedReader[T]) listing.Reader[T] {
+// the listing stops with the first reader's error. Before the first
+// record it commits the listing (commit): false, a read that came after
+// the listing started took it over, and the listing stops having handed
+// out nothing.
+func fanOut[T commerce.Record](readers []*sharedReader[T], commit func() bool) listing.Reader[T] {
+	committed := false
 	deliver := func(rec T, late bool) error {
+		if !committed {
+			if !commit() {
+				return errTakenOver
+			}
+			committed = true
+		}
 		for _, r := range readers {
 			if r.err != nil || r.ctx.Err() != nil {
 				continue

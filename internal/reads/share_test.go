@@ -3,10 +3,12 @@ package reads
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,5 +142,52 @@ func TestReaderThatFailsAloneStopsTheListing(t *testing.T) {
 	_, err := Read(context.Background(), r, commerce.Accounts, listing.Query{}, keeper[commerce.Account](&k, 150))
 	if sent := srv.Stats().ListRequests["accounts"]; err == nil || sent > 100+2 {
 		t.Errorf("the failing reader's listing sent %d requests (%v); want it stopped within its first window of 100 pages", sent, err)
+	}
+}
+
+// A read of the same listing that arrives once the listing has started,
+// but before it has handed out a record, takes it over: both reads get
+// their whole list from one new listing, and the first listing's request,
+// whose answer the store still held, is all that is lost.
+func TestAReadTakesOverAListingThatHandedNothingOut(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	r := newReads(t, srv)
+	want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "")
+	var lists atomic.Int32
+	evaluated, release := make(chan struct{}), make(chan struct{})
+	srv.SetFaults(func(req *http.Request, _ int64) *emulator.Fault {
+		if req.URL.Path != "/v2/accounts" || lists.Add(1) != 1 {
+			return nil
+		}
+		return &emulator.Fault{Mutate: func(body []byte) []byte {
+			close(evaluated)
+			<-release
+			return body
+		}}
+	})
+	unhold := sync.OnceFunc(func() { close(release) })
+	defer unhold()
+	srv.ResetStats()
+	var first, second kept
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		first.res, first.err = Read(context.Background(), r, commerce.Accounts, listing.Query{}, keeper[commerce.Account](&first, 0))
+	}()
+	<-evaluated
+	second.res, second.err = Read(context.Background(), r, commerce.Accounts, listing.Query{IncludeJSON: true}, keeper[commerce.Account](&second, 0))
+	unhold() // were the first listing not taken over, it would end now
+	<-done
+	for name, k := range map[string]kept{"first": first, "second": second} {
+		if k.err != nil || !slices.Equal(k.ids, want) {
+			t.Errorf("%s read: %d ids, %v; want all %d", name, len(k.ids), k.err, len(want))
+		}
+	}
+	if !second.res.Shared || second.withJSON != len(want) {
+		t.Errorf("the second read: shared %v, %d records with JSON; want the new listing, with JSON for all %d", second.res.Shared, second.withJSON, len(want))
+	}
+	// One listing of 1,000 accounts sends 11; the held request is lost.
+	if sent := srv.Stats().ListRequests["accounts"]; sent != 12 {
+		t.Errorf("%d list requests, want 12: the first listing's one and the new listing's 11", sent)
 	}
 }
