@@ -138,6 +138,7 @@ func (b *budget) wait(ctx context.Context) (time.Time, error) {
 // request that wait let go at sent.
 func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryAfter string) {
 	if b.inFlight != nil {
+		b.inFlight.roundTrip(time.Since(sent))
 		b.inFlight.observe(status == http.StatusTooManyRequests)
 	}
 	b.mu.Lock()
@@ -375,15 +376,28 @@ type adaptiveLimit struct {
 	// while they do not. youngGen is the newest token that set it.
 	youngCap float64
 	youngGen int
+	// rtt is the round trip of the answers so far, smoothed; 0 before
+	// the first.
+	rtt time.Duration
 }
 
 // growth is how the limit grows before the store refuses anything: from
 // the moment the store has accepted more requests in one second than a
-// development store allows (growAfter), each time the limit has been
-// answered once over (an epoch, about a round trip), by half, while the
-// rate of answers of the epoch beats the last one's by growEnough. A rate
-// that no longer grows (the store, or this machine's decoding, is the
-// bound) stops it for good.
+// development store allows (growAfter), once then, and again at the end
+// of each epoch (the limit answered once over, and a whole budgetWindow),
+// by growthStep, while the rate of answers of the epoch beats the last
+// one's by growEnough. A rate that no longer grows (the store, or this machine's
+// decoding, is the bound) stops it for good.
+//
+// One step per window, not per round trip: the store's window counts a
+// second, and a store whose window fills while the rate grows refuses, for
+// the round trip its 429 takes to come back, what the rate gained over the
+// second before. Doubling each round trip, a production store (100
+// requests/s) 150 ms away answered 17 to 28 of about 220 requests 429, all
+// at its window's first fill; doubling each window, 12 of 215; by
+// growthStep each window, 0 to 8 of 210, and a store of 50 requests/s
+// there 2 to 6 of 105, where doubling cost it 9 to 15
+// (TestStoresRefuseFewRequests).
 type growth struct {
 	accepted   []time.Time // answers of the last budgetWindow
 	epochStart time.Time
@@ -400,6 +414,24 @@ const (
 	startInFlight = 8
 	growAfter     = 25
 	growEnough    = 1.15
+	stepRTT       = 75 * time.Millisecond
+)
+
+// A near store. Its window fills within the first second of a read,
+// before any request has left it, so the store refuses every request on
+// the way until the first 429 is back: as many as are in flight. Up to
+// nearRTT away (the round trip as measured, this machine's decoding
+// included), until the store has refused anything, at most one request in
+// nearShare of those started in the last second is in flight, and at least
+// nearFloor (in place of the courteous start's 4). Without it, a store of
+// 50 requests/s 0 or 20 ms away answered 14 and 16 of about 115 requests
+// 429 (the limit had grown to 32), and one of 20 or 25/s 3 to 4 of 45 to
+// 55; with it 1 to 2 of each (TestStoresRefuseFewRequests). Farther away,
+// so few in flight could not raise the rate.
+const (
+	nearRTT   = 75 * time.Millisecond
+	nearShare = 12
+	nearFloor = 2
 )
 
 // The courteous start. A store's limit is counted per second, and the
@@ -413,7 +445,7 @@ const (
 // takes a few of them: one listing at a store of 20/s sees 2 to 5 of its
 // 105 requests refused rather than 7 to 9. Below and above the span the
 // limit alone holds, and a store that does not throttle loses less than a
-// round trip to it.
+// round trip to it. A near store (see nearRTT) has a rule of its own.
 const (
 	courteousFrom     = 16
 	courteousTo       = 24
@@ -465,7 +497,11 @@ func (a *adaptiveLimit) freeLocked(now time.Time) bool {
 		return true
 	}
 	a.started = trimWindow(a.started, now)
-	if n := len(a.started); n >= courteousFrom && n < courteousTo {
+	n := len(a.started)
+	if a.rtt > 0 && a.rtt <= nearRTT {
+		return a.inFlight < max(nearFloor, n/nearShare)
+	}
+	if n >= courteousFrom && n < courteousTo {
 		return a.inFlight < courteousInFlight
 	}
 	return true
@@ -521,7 +557,7 @@ func (a *adaptiveLimit) grow(now time.Time) {
 	}
 	if !g.epochStart.IsZero() {
 		// The gate open, an epoch at a time.
-		if g.answers++; g.answers < int(a.limit) {
+		if g.answers++; g.answers < int(a.limit) || now.Sub(g.epochStart) < budgetWindow {
 			return
 		}
 		rate := float64(g.answers) / now.Sub(g.epochStart).Seconds()
@@ -538,8 +574,31 @@ func (a *adaptiveLimit) grow(now time.Time) {
 		g.lastRate = float64(len(g.accepted)-1) / max(now.Sub(g.accepted[0]).Seconds(), 1e-3)
 	}
 	g.epochStart, g.answers = now, 0
-	a.limit = min(float64(a.max), 2*a.limit)
+	a.limit = min(float64(a.max), math.Ceil(a.growthStep()*a.limit))
 	a.peak = int(a.limit)
+}
+
+// growthStep is the factor the limit grows by in a step: 2 up to stepRTT
+// away, less beyond (1.5 at 150 ms, 1.25 at 300 ms), so
+// that what the rate gains in a step times the round trip, the requests a
+// store refuses when its window fills in that step, stays about the same
+// share of its rate. Caller holds the lock.
+func (a *adaptiveLimit) growthStep() float64 {
+	if a.rtt <= stepRTT {
+		return 2
+	}
+	return 1 + stepRTT.Seconds()/a.rtt.Seconds()
+}
+
+// roundTrip feeds the round trip of one answer into rtt.
+func (a *adaptiveLimit) roundTrip(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rtt == 0 {
+		a.rtt = d
+		return
+	}
+	a.rtt += (d - a.rtt) / 8
 }
 
 func (a *adaptiveLimit) wakeLocked() {

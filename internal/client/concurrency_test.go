@@ -100,8 +100,8 @@ func (a *adaptiveLimit) answer(now *time.Time, n int, d time.Duration) {
 
 // TestInFlightGrowsWhileTheStoreAnswersFaster: before any refusal, the
 // limit starts at 8 and stays there at a store that never answers more than
-// a development store allows in a second; past that, it doubles each epoch
-// while the rate of answers grows, up to max_parallel_requests; a rate
+// a development store allows in a second; past that, it doubles at once,
+// then each epoch of a second or more while the rate of answers grows, up to max_parallel_requests; a rate
 // that stops growing ends the growth; after a 429 the limit grows back to
 // where it stood, not beyond.
 func TestInFlightGrowsWhileTheStoreAnswersFaster(t *testing.T) {
@@ -114,8 +114,9 @@ func TestInFlightGrowsWhileTheStoreAnswersFaster(t *testing.T) {
 
 	far := newAdaptiveLimit(DefaultMaxParallelRequests)
 	for rate := 53; far.current() < DefaultMaxParallelRequests; rate = rate * 2 {
-		// Each epoch answers as fast as the limit allows 150 ms away.
-		far.answer(&now, far.current(), time.Duration(float64(far.current())/float64(rate)*float64(time.Second)))
+		// Each second answers as fast as the limit allows 150 ms away:
+		// the limit grows once a window, not once a round trip.
+		far.answer(&now, rate, time.Second)
 		if rate > 10000 {
 			t.Fatalf("the limit stopped at %d", far.current())
 		}
