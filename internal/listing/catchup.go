@@ -25,18 +25,40 @@ func (l *listRun[T]) catchUp(ctx context.Context, main *recordSink[T], key sortK
 	if l.to.late != nil {
 		emit = l.to.late
 	}
+	rounds, err := l.catchUpRounds(ctx, main, key)
+	if err != nil {
+		return err
+	}
+	// Each round found records newer than every record of the round
+	// before: they go out last round first, so that the late records
+	// too are newest first.
+	for i := len(rounds) - 1; i >= 0; i-- {
+		for _, rec := range rounds[i] {
+			if err := emit(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// catchUpRounds runs the catch-up's rounds and returns what each found,
+// in -updated_at order. Traversal goroutine.
+func (l *listRun[T]) catchUpRounds(ctx context.Context, main *recordSink[T], key sortKey) ([][]T, error) {
+	var rounds [][]T
 	since := main.firstKey
 	for range maxCatchUps {
 		if since == "" {
-			return nil
+			break
 		}
-		out := &recordSink[T]{emit: emit, endpoint: l.kind.Endpoint,
+		var round []T
+		out := &recordSink[T]{emit: func(rec T) error { round = append(round, rec); return nil }, endpoint: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
 		base, _, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
 			"to find the records updated while the listing ran, the provider lists those updated since it began again")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		err = w.traverse(ctx, base, key)
 		if err == nil {
@@ -44,10 +66,14 @@ func (l *listRun[T]) catchUp(ctx context.Context, main *recordSink[T], key sortK
 		}
 		main.listed += out.listed
 		main.dropped += out.dropped
-		if err != nil || out.listed == 0 {
-			return err
+		if err != nil {
+			return nil, err
 		}
+		if out.listed == 0 {
+			break
+		}
+		rounds = append(rounds, round)
 		since = out.firstKey
 	}
-	return nil
+	return rounds, nil
 }

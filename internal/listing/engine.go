@@ -254,7 +254,7 @@ func (r filterRoom) narrowed(base filter.Parsed, extra filter.Expr, sort, why st
 	merged := base.With(r.endpoint.Narrow(base.Terms, extra))
 	text := merged.Text()
 	if n := r.requestLength(text, sort); len(merged.Terms) > filter.MaxTerms || n > commerce.MaxRequestBytes {
-		return filter.Parsed{}, "", r.limitError(merged.Terms, text, n, extra, why)
+		return filter.Parsed{}, "", r.limitError(merged.Terms, len(merged.Terms)-len(base.Terms), text, n, extra, why)
 	}
 	return merged, text, nil
 }
@@ -266,13 +266,14 @@ func (r filterRoom) requestLength(expr, sort string) int {
 }
 
 // limitError describes a request over the service's filter limits, and
-// what the user can do about it.
-func (r filterRoom) limitError(merged filter.Expr, text string, n int, extra filter.Expr, why string) error {
+// what the user can do about it; added is how many of merged's terms the
+// provider's own bounds added to the user's.
+func (r filterRoom) limitError(merged filter.Expr, added int, text string, n int, extra filter.Expr, why string) error {
 	e := &FilterLimitError{Endpoint: r.endpoint.Name, Filter: text, Terms: len(merged), Bytes: n, Why: why}
 	switch {
 	case len(merged) > filter.MaxTerms && len(extra) > 0:
-		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together, or make one of them %s, which the provider's own bound then replaces where it is tighter.",
-			filter.MaxTerms-(len(merged)-filter.MaxTerms), boundHint(extra))
+		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together (the provider adds %d here), or make one of them %s, which the provider's own bound then replaces where it is tighter.",
+			filter.MaxTerms-added, added, boundHint(extra))
 	case len(merged) > filter.MaxTerms:
 		e.Fix = fmt.Sprintf("Use at most %d terms in filter and where together.", filter.MaxTerms)
 	default:

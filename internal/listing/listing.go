@@ -232,6 +232,16 @@ type recordSink[T commerce.Record] struct {
 	byID   bool
 	tieKey string
 	ties   []T
+	// passed counts the records that came after the sink had moved past
+	// their sort value (byID only): created or moved by an update while
+	// the listing ran, behind the position already read. Placed at the
+	// end they would be out of order, and a re-read after a window
+	// changed would put them there; they are left out, as a record
+	// created after the listing passed its place always is. Every record
+	// that was there all along came before, in its place: windows start
+	// at the last sort value of the one before, and pages of a window
+	// overlap (see stride) or the window is read again.
+	passed int
 }
 
 // accept hands rec to emit unless it was taken already. done is true once
@@ -250,6 +260,18 @@ func (s *recordSink[T]) accept(rec T) (done bool, err error) {
 		}
 		s.seen = idset.New(min(hint, 1<<21))
 	}
+	var k string
+	if s.byID {
+		var err error
+		if k, err = keyOf(s.key, rec); err != nil {
+			return false, err
+		}
+		if s.tieKey != "" && s.key.checked() && s.key.before(k, s.tieKey) {
+			// Not taken, so not seen: a catch-up may still find it.
+			s.passed++
+			return false, nil
+		}
+	}
 	if !s.seen.Add(id) {
 		return false, nil // repeated at a window boundary, or moved by an update
 	}
@@ -264,10 +286,6 @@ func (s *recordSink[T]) accept(rec T) (done bool, err error) {
 	}
 	if !s.byID {
 		return s.take(rec)
-	}
-	k, err := keyOf(s.key, rec)
-	if err != nil {
-		return false, err
 	}
 	if k != s.tieKey {
 		if done, err := s.flush(); done || err != nil {
@@ -471,7 +489,7 @@ func (w *walk[T]) afterTieGroup(ctx context.Context, base filter.Parsed, key sor
 	if key.attr == idKey.attr {
 		return nil, false, w.contractError("?filter="+sent, "a whole %s has the same id %q", unit, tieKey)
 	}
-	if err := w.listTieGroup(ctx, base, key, tieKey); err != nil {
+	if err := w.listTieGroup(ctx, base, key, tieKey, unit); err != nil {
 		return nil, false, err
 	}
 	if w.out.full() {
@@ -481,12 +499,13 @@ func (w *walk[T]) afterTieGroup(ctx context.Context, base filter.Parsed, key sor
 }
 
 // listTieGroup lists the records of base whose sort value is tieKey, more
-// than a window holds, so that no bound on key tells them apart: by id
-// where the service sorts and bounds ids, else in windows of the range
-// attribute and sorted here by id, else not at all. Traversal goroutine.
-func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey string) error {
+// than unit (a window or a page) holds, so that no bound on key tells them
+// apart: by id where the service sorts and bounds ids, else in windows of
+// the range attribute and sorted here by id, else not at all. Traversal
+// goroutine.
+func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey, unit string) error {
 	tie, _, err := w.narrowed(base, key.equal(tieKey), key.param(),
-		fmt.Sprintf("more than %d records share %s %s, so the provider lists them on their own, bounded by that value", commerce.OffsetLimit, key.attr, tieKey))
+		fmt.Sprintf("a whole %s shares %s %s, so the provider lists those records on their own, bounded by that value", unit, key.attr, tieKey))
 	if err != nil {
 		return err
 	}

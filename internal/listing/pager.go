@@ -103,7 +103,7 @@ type pageWindow[T commerce.Record] struct {
 	mu sync.Mutex
 	// Set once, when the first page plans the window (plan).
 	planned bool
-	stride  int // how far apart pages start (see stride)
+	stride  int // how far apart pages start (overlapStride)
 	last    int // the index of the page that reaches the offset limit
 	// requested is how many pages are requested, from the first on;
 	// readAhead is set once pages are read ahead of what the count says.
@@ -238,7 +238,7 @@ func (r *windowReader[T]) plan(w *pageWindow[T], p0 commerce.Page[T], want quota
 		return
 	}
 	w.planned = true
-	w.stride = r.stride(w.key, p0.Count)
+	w.stride = r.overlapStride()
 	w.last = r.lastPage(w.stride)
 	w.requested = 1
 	if len(p0.Records) < r.pageSize {
@@ -362,23 +362,15 @@ func (r *windowReader[T]) nextWindowFits(w *pageWindow[T], p0 commerce.Page[T]) 
 	return err
 }
 
-// stride is how far apart a window's pages start. Where offsets may shift
-// unseen, they overlap by one record: in the service's own order (no sort),
-// where an insert and a delete between two page reads leave every count
-// as it was while moving a record from one page into the gap before the
-// next; and wherever the count may move on its own (commerce.Count.Steady),
-// so that a moving count cannot tell a write. The record both pages
-// should share tells (see windowCheck.overlap). Sorted windows with a
-// steady count need no overlap: a write moves the count, and keyset
-// rereads settle a window that moved. Any goroutine.
-func (r *windowReader[T]) stride(key sortKey, count commerce.Count) int {
-	if key == unsorted || !count.Steady() {
-		return r.overlapStride()
-	}
-	return r.pageSize
-}
-
-// overlapStride is the stride of overlapping pages.
+// overlapStride is how far apart a window's pages start: they overlap by
+// one record, which both pages must share (see windowCheck.page), so that
+// no write between two page reads can move a record unseen into the gap
+// between them. A count cannot tell: an insert and a delete between two
+// page reads leave every count as it was while shifting the offsets of
+// the records between them, and a lazy count may move on its own.
+// (Windows whose pages did not overlap, where the count was steady, lost
+// a record at a page boundary to such a pair; the overlap costs a request
+// per window of a hundred.) Any goroutine.
 func (r *windowReader[T]) overlapStride() int { return max(1, r.pageSize-1) }
 
 // lastPage is the index of the page, at stride, that reaches the offset
@@ -523,7 +515,7 @@ func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], cou
 }
 
 // page checks page i and returns its records that are new: without the
-// record it shares with the page before, where pages overlap (see stride).
+// record it shares with the page before, where pages overlap (see overlapStride).
 // Traversal goroutine.
 func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	if c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {

@@ -133,23 +133,46 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 				size = w.windowCap + 1
 			case !errors.Is(err, errWindowChanged):
 				return w.offsetLimitErrorFor(err, win)
-			case attr == "" || sp.single() || max(size, len(held)) <= w.pageSize:
+			case attr == "" || sp.single():
+				// Nothing cuts the span finer: read it again, a few times.
 				win.cancel()
 				sent := win.expr
 				win = nil
 				if reread+1 >= maxWindowRereads {
-					return w.contractError("?filter="+sent,
-						"the records changed under the listing %d times in a row (counts, page sizes or ids disagreed between pages)", maxWindowRereads)
+					return w.unsteadyError(sent, attr, sp, maxWindowRereads)
 				}
 				continue
 			default:
-				size = max(size, len(held))
-				target = max(w.pageSize, size/4)
+				// Cut it, however small its count says it is: only a first
+				// page that comes back short is one answer, and a span of
+				// exactly a page, or one whose records come in another
+				// order on every request, never shows that on two pages.
+				size = max(size, len(held), w.pageSize+1)
+				target = max(w.pageSize/2, min(size/4, target))
 			}
 		}
 		win.cancel()
 		return w.listCut(ctx, base, sp, cutBy[T]{sample: r0.page, size: size, target: target}, deliver)
 	}
+}
+
+// unsteadyError says that a span no cut can narrow disagreed between its
+// pages times reads in a row: the store changed under each read, or it
+// gives the span's records in another order on every request (records
+// that share every value the listing can bound, which the service
+// documents no order for). Any goroutine.
+func (r *windowReader[T]) unsteadyError(sent, attr string, sp rangeSpan, times int) error {
+	query := ""
+	if sent != "" {
+		query = "?filter=" + sent
+	}
+	what := "the records"
+	if attr != "" && sp.single() {
+		what = fmt.Sprintf("the records with %s = %d", attr, *sp.lo)
+	}
+	return r.contractError(query,
+		"%s disagreed between pages %d reads in a row (counts, page sizes or ids): the store changed under every read, or it gives these records in another order on every request, and they are more than one page of %d, which is all one answer holds",
+		what, times, r.pageSize)
 }
 
 // deliverAll hands recs to deliver until it has enough.

@@ -1,0 +1,796 @@
+package storematrix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
+)
+
+// The number of draws: STORE_MATRIX_DRAWS, else defaultDraws (make test),
+// shortDraws under -short (make unit). The nightly job sets 5,000.
+// STORE_MATRIX_SEED runs the one draw a failure printed.
+const (
+	defaultDraws = 300
+	shortDraws   = 40
+)
+
+// TestStoreMatrix draws stores and reads of them and checks every read
+// against the promise (see check). A failure names its seed; run
+//
+//	STORE_MATRIX_SEED=<seed> go test -run TestStoreMatrix ./internal/storematrix
+//
+// to read that draw alone.
+func TestStoreMatrix(t *testing.T) {
+	seeds := matrixSeeds(t)
+	for _, seed := range seeds {
+		c := drawCase(seed)
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			runCase(t, c)
+		})
+	}
+}
+
+// matrixSeeds are the draws' seeds: one, where STORE_MATRIX_SEED names
+// it, else STORE_MATRIX_DRAWS of them from STORE_MATRIX_BASE (or 1).
+func matrixSeeds(t *testing.T) []uint64 {
+	if s := os.Getenv("STORE_MATRIX_SEED"); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("STORE_MATRIX_SEED=%q: %v", s, err)
+		}
+		return []uint64{seed}
+	}
+	n := defaultDraws
+	if testing.Short() {
+		n = shortDraws
+	}
+	if s := os.Getenv("STORE_MATRIX_DRAWS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			t.Fatalf("STORE_MATRIX_DRAWS=%q: a whole number of 1 or more", s)
+		}
+		n = v
+	}
+	base := uint64(1)
+	if s := os.Getenv("STORE_MATRIX_BASE"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("STORE_MATRIX_BASE=%q: %v", s, err)
+		}
+		base = v
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = base + uint64(i)
+	}
+	return seeds
+}
+
+// ---- What a draw is
+
+// resource is one list a data source reads: the typed lists and
+// commerce_list on customers.
+type resource struct {
+	name     string // the emulator's
+	endpoint commerce.Endpoint
+	// filters a read may draw (beside none); {ids} is replaced by an in()
+	// of ids of the store, {id-from} by a range of ids.
+	filters []string
+}
+
+const since = "2024-03-01T00:00:00.000Z"
+
+var resources = []resource{
+	{name: "orders", endpoint: commerce.OrdersEndpoint,
+		filters: []string{"eq(status,complete)", "ge(with_tax,20000)", "ge(created_at," + since + ")", "eq(payment,paid):lt(with_tax,50000)"}},
+	{name: "accounts", endpoint: commerce.AccountsEndpoint,
+		filters: []string{"like(name,*a*)", "ge(created_at," + since + ")", "{ids}"}},
+	{name: "files", endpoint: commerce.FilesEndpoint,
+		filters: []string{"ge(file_size,1000000)", "lt(file_size,5000000)"}},
+	{name: "customers", endpoint: commerce.CustomersEndpoint,
+		filters: []string{"like(email,*1*)", "ge(created_at," + since + ")", "{id-from}"}},
+}
+
+// matrixCase is one draw: a store and the reads made of it.
+type matrixCase struct {
+	seed uint64
+	res  resource
+	size int
+
+	counting emulator.Counting
+	ties     []int // tie groups' sizes; none where empty
+	defTies  bool  // the emulator's default tie group instead
+	shuffle  bool  // ties in another order on every request
+	ignore   bool  // the endpoint ignores sort=
+
+	// writeEvery: one write every so many list requests (0: none);
+	// creates, deletes and updates weighted.
+	writeEvery             int
+	creates, deletes, upds int
+
+	tokenUses     int // 0: unlimited
+	tokenLifetime time.Duration
+	latency       time.Duration
+	rateLimit     float64
+	faultRate     float64 // of resource requests answered with a fault
+	faultKinds    []string
+
+	pageSize int // 0: the engine's default
+	filter   string
+	sort     string
+	// readers share the store at once, each keeping its own.
+	readers []keep
+	plans   int  // reads one after another (a history of plans)
+	cache   bool // through the cache, across the plans
+	lookups int  // single-record lookups after each plan
+}
+
+// keep is what one reader keeps.
+type keep struct {
+	maxResults   int
+	includeJSON  bool
+	countMatches bool
+}
+
+func (c matrixCase) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d records, counting %+v", c.res.name, c.size, c.counting)
+	if c.defTies {
+		b.WriteString(", the emulator's default tie group")
+	} else if len(c.ties) > 0 {
+		fmt.Fprintf(&b, ", tie groups %v", c.ties)
+	}
+	if c.shuffle {
+		b.WriteString(" in a varying order")
+	}
+	if c.ignore {
+		b.WriteString(", ignores sort=")
+	}
+	if c.writeEvery > 0 {
+		fmt.Fprintf(&b, ", a write every %d list requests (creates:deletes:updates %d:%d:%d)", c.writeEvery, c.creates, c.deletes, c.upds)
+	}
+	if c.tokenUses > 0 {
+		fmt.Fprintf(&b, ", tokens good for %d requests", c.tokenUses)
+	}
+	if c.tokenLifetime > 0 {
+		fmt.Fprintf(&b, ", tokens live %s", c.tokenLifetime)
+	}
+	if c.latency > 0 {
+		fmt.Fprintf(&b, ", %s away", c.latency)
+	}
+	if c.rateLimit > 0 {
+		fmt.Fprintf(&b, ", %g requests/s", c.rateLimit)
+	}
+	if c.faultRate > 0 {
+		fmt.Fprintf(&b, ", %.1f%% faults %v", 100*c.faultRate, c.faultKinds)
+	}
+	fmt.Fprintf(&b, "; read filter=%q sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
+		c.filter, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
+	return b.String()
+}
+
+// drawCase draws a case from seed.
+func drawCase(seed uint64) matrixCase {
+	rng := rand.New(rand.NewPCG(seed, 0x73746f7265)) // "store"
+	pick := func(weights ...int) int {
+		total := 0
+		for _, w := range weights {
+			total += w
+		}
+		n := rng.IntN(total)
+		for i, w := range weights {
+			if n < w {
+				return i
+			}
+			n -= w
+		}
+		return len(weights) - 1
+	}
+	c := matrixCase{seed: seed, res: resources[rng.IntN(len(resources))]}
+	// Sizes: most small, some past the offset limit, a few up to 30,000.
+	switch pick(6, 40, 34, 14, 6) {
+	case 0:
+		c.size = 0
+	case 1:
+		c.size = 1 + rng.IntN(300)
+	case 2:
+		c.size = 300 + rng.IntN(2700)
+	case 3:
+		c.size = 3000 + rng.IntN(9000)
+	default:
+		c.size = 12000 + rng.IntN(18001)
+	}
+	small := c.size <= 3000
+
+	methods := []string{"", emulator.CountExact, emulator.CountLowerBound, emulator.CountObserved, emulator.CountEstimate, emulator.CountNone}
+	c.counting.Method = methods[rng.IntN(len(methods))]
+	switch c.counting.Method {
+	case emulator.CountLowerBound:
+		c.counting.Cap = []int{100, 1000, 10000}[rng.IntN(3)]
+	case emulator.CountEstimate:
+		c.counting.Percent = 1 + rng.IntN(20)
+	}
+	c.counting.Unlabelled = c.counting.Method != "" && rng.IntN(4) == 0
+	c.counting.IgnoreExact = rng.IntN(3) == 0
+
+	switch pick(3, 3, 2) {
+	case 0: // none
+	case 1: // the emulator's default group
+		c.defTies = true
+		c.shuffle = rng.IntN(2) == 0
+	case 2:
+		n := 1 + rng.IntN(4)
+		for range n {
+			c.ties = append(c.ties, 2+rng.IntN(min(2000, max(2, c.size/n))))
+		}
+		c.shuffle = rng.IntN(2) == 0
+	}
+	c.ignore = rng.IntN(8) == 0
+
+	if rng.IntN(2) == 0 {
+		c.writeEvery = []int{1, 2, 3, 5, 20}[rng.IntN(5)]
+		c.creates, c.deletes, c.upds = rng.IntN(4), rng.IntN(4), rng.IntN(4)
+		if c.creates+c.deletes+c.upds == 0 {
+			c.creates = 1
+		}
+	}
+	switch pick(6, 1, 1, 1) {
+	case 1:
+		c.tokenUses = 3
+	case 2:
+		c.tokenUses = 7
+	case 3:
+		c.tokenUses = 50
+	}
+	if rng.IntN(10) == 0 {
+		c.tokenLifetime = 2 * time.Second
+	}
+	switch pick(6, 2, 1) {
+	case 1:
+		c.latency = time.Duration(1+rng.IntN(3)) * time.Millisecond
+	case 2:
+		if small {
+			c.latency = time.Duration(5+rng.IntN(16)) * time.Millisecond
+		}
+	}
+	if small && rng.IntN(5) == 0 {
+		c.rateLimit = []float64{20, 25, 50, 100}[rng.IntN(4)]
+		if c.size > 1000 && c.rateLimit < 50 {
+			c.rateLimit = 50
+		}
+	}
+	if rng.IntN(3) == 0 {
+		c.faultRate = []float64{0.01, 0.03, 0.05}[rng.IntN(3)]
+		kinds := []string{"503", "500", "502", "504", "429", "429-retry-after", "stall", "cut", "reset"}
+		for range 1 + rng.IntN(3) {
+			c.faultKinds = append(c.faultKinds, kinds[rng.IntN(len(kinds))])
+		}
+	}
+
+	switch pick(4, 1, 2, 2) {
+	case 1:
+		if c.size <= 2000 {
+			c.pageSize = 10
+		}
+	case 2:
+		c.pageSize = 25
+	case 3:
+		c.pageSize = 100
+	}
+	if rng.IntN(2) == 0 {
+		c.filter = c.res.filters[rng.IntN(len(c.res.filters))]
+	}
+	if rng.IntN(6) > 0 {
+		sorts := c.res.endpoint.SortAttributes()
+		c.sort = sorts[rng.IntN(len(sorts))]
+		if rng.IntN(2) == 0 {
+			c.sort = "-" + c.sort
+		}
+	}
+	for range 1 + pick(6, 2, 1) {
+		k := keep{includeJSON: rng.IntN(4) == 0, countMatches: rng.IntN(3) == 0}
+		if rng.IntN(3) == 0 {
+			k.maxResults = 1 + rng.IntN(max(1, c.size+c.size/10+5))
+		}
+		c.readers = append(c.readers, k)
+	}
+	c.plans = 1 + pick(5, 2, 1)
+	c.cache = c.plans > 1 && rng.IntN(2) == 0
+	c.lookups = rng.IntN(3)
+	return c
+}
+
+// options are the emulator's for the case.
+func (c matrixCase) options() emulator.Options {
+	opts := emulator.Options{Seed: int64(c.seed), Orders: -1, Files: -1, Accounts: -1, Customers: -1, Hierarchies: -1,
+		Counting: c.counting, ShuffleTies: c.shuffle, TokenRequests: c.tokenUses, TokenLifetime: c.tokenLifetime,
+		Latency: c.latency, RateLimit: c.rateLimit}
+	size := c.size
+	if size == 0 {
+		size = -1
+	}
+	ties := c.ties
+	switch {
+	case c.defTies:
+		ties = nil
+	case ties == nil:
+		ties = []int{}
+	}
+	switch c.res.name {
+	case "orders":
+		opts.Orders, opts.OrderTieGroups = size, ties
+	case "accounts":
+		opts.Accounts, opts.AccountTieGroups = size, ties
+	case "files":
+		opts.Files, opts.FileTieGroups = size, ties
+	case "customers":
+		opts.Customers, opts.CustomerTieGroups = size, ties
+	}
+	if c.ignore {
+		opts.IgnoreSort = []string{c.res.name}
+	}
+	return opts
+}
+
+// ---- Running a draw
+
+func runCase(t *testing.T, c matrixCase) {
+	t.Logf("seed %d: %s", c.seed, c)
+	defer func() {
+		if t.Failed() {
+			t.Logf("reproduce: STORE_MATRIX_SEED=%d go test -run TestStoreMatrix ./internal/storematrix", c.seed)
+		}
+	}()
+	srv := emulatortest.Start(t, c.options())
+	switch c.res.name {
+	case "orders":
+		runKind(t, c, srv, commerce.Orders)
+	case "accounts":
+		runKind(t, c, srv, commerce.Accounts)
+	case "files":
+		runKind(t, c, srv, commerce.Files)
+	default:
+		runKind(t, c, srv, commerce.GenericKind(c.res.endpoint))
+	}
+}
+
+func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, kind commerce.Kind[T]) {
+	rng := rand.New(rand.NewPCG(c.seed, 0x7265616473)) // "reads"
+	w := &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))} // "write"
+	srv.SetFaults(w.fault(c, kind.Path))
+
+	cfg := client.Config{
+		BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret,
+		MaxRetries: client.DefaultMaxRetries, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond,
+		RequestTimeout: 2 * time.Second,
+	}
+	cl, err := client.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := listing.New(cl, listing.Options{PageSize: c.pageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := reads.Options{}
+	if c.cache {
+		opts.Snapshots = &memSnapshots{m: map[string][]byte{}}
+	}
+	r := reads.New(e, opts)
+
+	text := c.filter
+	switch text {
+	case "{ids}":
+		text = idsFilter(t, srv, c.res.name, rng)
+	case "{id-from}":
+		text = "ge(id,8)"
+	}
+	var parsed filter.Parsed
+	if text != "" {
+		if parsed, err = filter.ParseText(text); err != nil {
+			t.Fatalf("filter %q: %v", text, err)
+		}
+	}
+	sort := c.sort
+	if sort == "" {
+		sort = c.res.endpoint.DefaultSort
+	}
+	pageSize := c.pageSize
+	if pageSize == 0 {
+		pageSize = commerce.DefaultPageSize
+	}
+	for plan := range c.plans {
+		before := snapshot(t, srv, c.res.name, text, sort)
+		w.begin()
+		outs := make([]readerOut, len(c.readers))
+		var wg sync.WaitGroup
+		for i, k := range c.readers {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				q := listing.Query{Filter: parsed, Sort: c.sort, MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches}
+				o := &outs[i]
+				o.res, o.err = reads.Read(ctx, r, kind, q, listing.Reader[T]{
+					Emit: func(rec T) error { o.ids = append(o.ids, rec.RecordID()); return nil },
+					Late: func(rec T) error { o.late = append(o.late, rec.RecordID()); return nil },
+				})
+			})
+		}
+		wg.Wait()
+		writes := w.end()
+		after := snapshot(t, srv, c.res.name, text, sort)
+		for i, k := range c.readers {
+			what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
+			check(t, c, what, k, pageSize, before, after, writes, outs[i])
+		}
+		for i := range c.lookups {
+			lookUp(t, c, srv, e, kind, before, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), rng)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// readerOut is what one reader got.
+type readerOut struct {
+	ids, late []string
+	res       reads.Result
+	err       error
+}
+
+// idsFilter is an in(id,...) of up to 40 ids of the store, some of them
+// unknown.
+func idsFilter(t *testing.T, srv *emulator.Server, res string, rng *rand.Rand) string {
+	all, err := srv.SortedIDs(res, "", "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 1 + rng.IntN(40) {
+		if len(all) == 0 || rng.IntN(10) == 0 {
+			ids = append(ids, fmt.Sprintf("00000000-0000-4000-8000-%012d", rng.IntN(1e6)))
+			continue
+		}
+		ids = append(ids, all[rng.IntN(len(all))])
+	}
+	return "in(id," + strings.Join(ids, ",") + ")"
+}
+
+// snap is the store's answer to the read at one moment: the ids in the
+// order asked, and each one's place.
+type snap struct {
+	ids []string
+	at  map[string]int
+}
+
+func snapshot(t *testing.T, srv *emulator.Server, res, filterText, sort string) snap {
+	ids, err := srv.SortedIDs(res, filterText, sort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	return snap{ids: ids, at: at}
+}
+
+// ---- The writes and faults of a draw
+
+// writer makes the draw's writes during a read, from the list requests of
+// its endpoint, and injects its faults.
+type writer struct {
+	srv *emulator.Server
+	c   matrixCase
+
+	mu      sync.Mutex // guards everything below, and holds writes off while a read's result is taken
+	rng     *rand.Rand
+	on      bool
+	listReq int
+	created map[string]bool
+	deleted map[string]bool
+	updated map[string]bool
+	victims []string
+}
+
+// written is what changed during one read.
+type written struct{ created, deleted, updated map[string]bool }
+
+func (w written) any() bool { return len(w.created)+len(w.deleted)+len(w.updated) > 0 }
+
+func (w *writer) begin() {
+	all, _ := w.srv.SortedIDs(w.c.res.name, "", "id")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.on = w.c.writeEvery > 0
+	w.created, w.deleted, w.updated = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	w.victims = all
+}
+
+// end stops the writes, once any write under way has finished, and
+// returns what changed.
+func (w *writer) end() written {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.on = false
+	return written{created: w.created, deleted: w.deleted, updated: w.updated}
+}
+
+// fault is the emulator's FaultFunc: a write every writeEvery list
+// requests of path, and a fault on faultRate of the resource requests.
+func (w *writer) fault(c matrixCase, path string) emulator.FaultFunc {
+	return func(r *http.Request, _ int64) *emulator.Fault {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.on && r.Method == http.MethodGet && r.URL.Path == path {
+			w.listReq++
+			if w.listReq%w.c.writeEvery == 0 {
+				w.write()
+			}
+		}
+		if c.faultRate == 0 || strings.Contains(r.URL.Path, "oauth") || w.rng.Float64() >= c.faultRate {
+			return nil
+		}
+		kind := c.faultKinds[w.rng.IntN(len(c.faultKinds))]
+		switch kind {
+		case "429":
+			return &emulator.Fault{Status: http.StatusTooManyRequests}
+		case "429-retry-after":
+			return &emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1"}
+		case "stall":
+			return &emulator.Fault{Delay: 2500 * time.Millisecond, Status: http.StatusServiceUnavailable}
+		case "cut":
+			return &emulator.Fault{Truncate: true}
+		case "reset":
+			return &emulator.Fault{Reset: true}
+		default:
+			n, _ := strconv.Atoi(kind)
+			return &emulator.Fault{Status: n}
+		}
+	}
+}
+
+// write makes one write, under w.mu.
+func (w *writer) write() {
+	res := w.c.res.name
+	switch n := w.rng.IntN(w.c.creates + w.c.deletes + w.c.upds); {
+	case n < w.c.creates || len(w.victims) == 0:
+		id, err := w.srv.Insert(res)
+		if err == nil {
+			w.created[id] = true
+			w.victims = append(w.victims, id)
+		}
+	case n < w.c.creates+w.c.deletes:
+		i := w.rng.IntN(len(w.victims))
+		id := w.victims[i]
+		w.victims = slices.Delete(w.victims, i, i+1)
+		if w.srv.Delete(res, id) == nil {
+			w.deleted[id] = true
+		}
+	default:
+		id := w.victims[w.rng.IntN(len(w.victims))]
+		if w.srv.Update(res, id) == nil {
+			w.updated[id] = true
+		}
+	}
+}
+
+// ---- What a read must have got
+
+// check holds one reader's result to the promise:
+//
+//   - the read succeeds, or fails for a reason no client could overcome
+//     (excused);
+//   - no record is listed twice, and none that never existed;
+//   - every record that matched from the read's start to its end and was
+//     not changed during it is listed (up to max_results: every such
+//     record that sorts before the last one listed);
+//   - the records are in the order asked: those not changed during the
+//     read keep the store's order (by value, ties by id), at the start
+//     and at the end, a record created during the read among them;
+//   - without writes, exactly the store's answer (its first max_results);
+//   - total as documented: the records listed where the read reached the
+//     end; the store's count of matches where it is known.
+func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before, after snap, w written, o readerOut) {
+	t.Helper()
+	if o.err != nil {
+		if why := excused(c, max(len(before.ids), len(after.ids)), o.err); why != "" {
+			t.Logf("%s: failed as it may (%s): %v", what, why, o.err)
+			return
+		}
+		t.Errorf("%s: the read failed: %v", what, o.err)
+		return
+	}
+	got := append(slices.Clone(o.late), o.ids...)
+	seen := map[string]bool{}
+	for _, id := range got {
+		if seen[id] {
+			t.Errorf("%s: %s listed twice", what, id)
+			return
+		}
+		seen[id] = true
+		if _, ok := before.at[id]; !ok && !w.created[id] && !w.updated[id] {
+			if _, ok := after.at[id]; !ok {
+				t.Errorf("%s: %s listed, but it matched neither at the start nor at the end, nor was it written", what, id)
+				return
+			}
+		}
+	}
+	limited := k.maxResults > 0 && len(o.ids) >= k.maxResults
+	if k.maxResults > 0 && len(o.ids) > k.maxResults {
+		t.Errorf("%s: %d records listed, more than max_results %d", what, len(o.ids), k.maxResults)
+	}
+	if !w.any() {
+		want := before.ids
+		if k.maxResults > 0 && len(want) > k.maxResults {
+			want = want[:k.maxResults]
+		}
+		if i := emulatortest.FirstDiff(got, want); i < len(got) || i < len(want) {
+			t.Errorf("%s: with no write during the read, listed %d records, the store has %d; first difference at %d: %s",
+				what, len(got), len(want), i, around(got, want, i))
+		}
+	} else {
+		checkOrder(t, what, got, before, w)
+		checkOrder(t, what, got, after, w)
+		checkComplete(t, what, got, seen, before, after, w, limited)
+	}
+	checkTotal(t, c, what, k, pageSize, before, w, o, limited)
+}
+
+// checkOrder: the listed records that s holds and that no update moved
+// come in s's order.
+func checkOrder(t *testing.T, what string, got []string, s snap, w written) {
+	t.Helper()
+	prev, prevID := -1, ""
+	for _, id := range got {
+		at, ok := s.at[id]
+		if !ok || w.updated[id] {
+			continue
+		}
+		if at < prev {
+			t.Errorf("%s: out of order: %s (the store's place %d) listed after %s (place %d)", what, id, at, prevID, prev)
+			return
+		}
+		prev, prevID = at, id
+	}
+}
+
+// checkComplete: every record that matched at the start and at the end,
+// unchanged, is listed; under max_results, every such record that sorts
+// before the last one listed.
+func checkComplete(t *testing.T, what string, got []string, seen map[string]bool, before, after snap, w written, limited bool) {
+	t.Helper()
+	last := len(before.ids)
+	if limited {
+		last = -1
+		for _, id := range got {
+			if at, ok := before.at[id]; ok && !w.updated[id] {
+				last = max(last, at)
+			}
+		}
+	}
+	missing := 0
+	first := ""
+	for i, id := range before.ids {
+		if i >= last {
+			break
+		}
+		if _, still := after.at[id]; !still || w.updated[id] || seen[id] {
+			continue
+		}
+		if missing == 0 {
+			first = fmt.Sprintf("%s (place %d)", id, i)
+		}
+		missing++
+	}
+	if missing > 0 {
+		t.Errorf("%s: %d records that matched all along were not listed, the first %s", what, missing, first)
+	}
+}
+
+// checkTotal holds total to the docs: known and the records listed where
+// the read listed every match (fewer than max_results); without writes,
+// the store's count wherever known; and known where the read listed every
+// match and saw the end (max_results equal to the matches, ending on a
+// short page).
+func checkTotal(t *testing.T, c matrixCase, what string, k keep, pageSize int, before snap, w written, o readerOut, limited bool) {
+	t.Helper()
+	n := len(o.ids) + len(o.late)
+	switch {
+	case !limited && !(o.res.TotalKnown && o.res.Total == n):
+		t.Errorf("%s: listed all %d matches, but total is %d (known %v)", what, n, o.res.Total, o.res.TotalKnown)
+	case !w.any() && o.res.TotalKnown && o.res.Total != len(before.ids):
+		t.Errorf("%s: total %d, the store has %d matches", what, o.res.Total, len(before.ids))
+	case !w.any() && limited && len(before.ids) == k.maxResults && len(before.ids) <= commerce.OffsetLimit/2 && len(before.ids)%pageSize != 0 && !o.res.TotalKnown:
+		t.Errorf("%s: listed all %d matches (max_results %d) and saw the end, but total is unknown", what, n, k.maxResults)
+	}
+	_ = c
+}
+
+// lookUp looks a record of the store up by id: it must come back as it
+// is, or as not found where it was deleted.
+func lookUp[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, e *listing.Engine, kind commerce.Kind[T], before snap, what string, rng *rand.Rand) {
+	t.Helper()
+	all, err := srv.SortedIDs(c.res.name, "", "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		return
+	}
+	id := all[rng.IntN(len(all))]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec, err := listing.Lookup(ctx, e, kind, id, rng.IntN(2) == 0)
+	switch {
+	case err != nil:
+		if why := excused(c, len(before.ids), err); why != "" {
+			t.Logf("%s: failed as it may (%s): %v", what, why, err)
+			return
+		}
+		t.Errorf("%s: %s: %v", what, id, err)
+	case rec.RecordID() != id:
+		t.Errorf("%s: asked %s, got %s", what, id, rec.RecordID())
+	}
+	_ = before
+}
+
+// excused says why err is one no client could avoid, or "" when the read
+// should have succeeded. Each entry names the store's behaviour that makes
+// success impossible.
+func excused(c matrixCase, matches int, err error) string {
+	var unlistable *listing.UnlistableError
+	var protocol *commerce.ProtocolError
+	switch {
+	case errors.As(err, &unlistable) && c.ignore && c.res.endpoint.RangeAttribute == "" && matches > commerce.OffsetLimit:
+		return "more matches than the offset limit reaches, at an endpoint that ignores sort= and has no range attribute"
+	case c.ignore && c.res.endpoint.RangeAttribute == "" && c.writeEvery > 0 && errors.As(err, &protocol) && strings.Contains(err.Error(), "disagreed between pages"):
+		return "writes during the read at an endpoint that ignores sort= and has no range attribute: offsets in the service's own order are all there is, and they shift with every write"
+	}
+	return ""
+}
+
+// around shows got and want near index i.
+func around(got, want []string, i int) string {
+	win := func(s []string) []string { return s[max(0, i-2):min(len(s), i+3)] }
+	return fmt.Sprintf("got …%v…, want …%v…", win(got), win(want))
+}
+
+// memSnapshots keeps the cache's snapshots in memory, as the provider's
+// cache folder does on disk.
+type memSnapshots struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memSnapshots) Load(name string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[name], nil
+}
+
+func (s *memSnapshots) Save(name string, data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[name] = data
+	return nil
+}
