@@ -9,15 +9,16 @@ import (
 )
 
 // make test runs each package's tests once: under the race detector when
-// the package is in RACE_PKGS, with a Terraform CLI when in ACC_PKGS. A new
-// package in neither would have its tests run by no one but `make unit`.
+// the package is in RACE_PKGS, with a Terraform CLI when in ACC_PKGS, and
+// the store matrix (MATRIX_PKGS) without either. A new package in none
+// would have its tests run by no one but `make unit`.
 func TestMakeTestRunsEveryPackage(t *testing.T) {
 	makefile, err := os.ReadFile("GNUmakefile")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var patterns []string
-	for _, name := range []string{"RACE_PKGS", "ACC_PKGS"} {
+	for _, name := range []string{"RACE_PKGS", "ACC_PKGS", "MATRIX_PKGS"} {
 		m := regexp.MustCompile(`(?m)^` + name + `\s*=\s*(.+)$`).FindSubmatch(makefile)
 		if m == nil {
 			t.Fatalf("GNUmakefile sets no %s", name)
@@ -38,7 +39,7 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 		if covered(rel, patterns) {
 			continue
 		}
-		t.Errorf("%s has tests, but make test runs it in neither RACE_PKGS nor ACC_PKGS (GNUmakefile)", rel)
+		t.Errorf("%s has tests, but make test runs it in none of RACE_PKGS, ACC_PKGS and MATRIX_PKGS (GNUmakefile)", rel)
 	}
 }
 

@@ -147,7 +147,7 @@ func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) 
 		// The listing did not reach its end.
 		l.stats.Total, l.stats.TotalKnown = out.listed, false
 	case l.stats.TotalKnown: // a strategy that listed every match before cutting (sortHere)
-	case !out.full():
+	case !out.full(), out.sawEnd:
 		// Every match went to the sink: their number is the total,
 		// whatever the count said.
 		l.stats.Total, l.stats.TotalKnown = out.listed, true
@@ -242,6 +242,10 @@ type recordSink[T commerce.Record] struct {
 	// at the last sort value of the one before, and pages of a window
 	// overlap (see stride) or the window is read again.
 	passed int
+	// sawEnd is set where the listing handed out its last match as the
+	// MaxResults-th record and saw that nothing follows: listed is then
+	// the number of matches, full or not.
+	sawEnd bool
 }
 
 // accept hands rec to emit unless it was taken already. done is true once
@@ -353,7 +357,7 @@ func (w *walk[T]) traverseQuery(ctx context.Context) error {
 	if bad := disorder(key, p0.Records); bad != "" {
 		return &sortUnusableError{cause: "it ignored sort=" + key.param() + ": " + bad}
 	}
-	return w.traverseFrom(ctx, win)
+	return w.traverseFrom(ctx, win, true)
 }
 
 // traverse lists base in key order: a tie group by id, or a catch-up pass.
@@ -363,12 +367,14 @@ func (w *walk[T]) traverse(ctx context.Context, base filter.Parsed, key sortKey)
 	if err != nil {
 		return err
 	}
-	return w.traverseFrom(ctx, win)
+	return w.traverseFrom(ctx, win, false)
 }
 
 // traverseFrom reads window after window from w on, each from where the
-// one before ended, until the listing is complete. Traversal goroutine.
-func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T]) error {
+// one before ended, until the listing is complete. whole says the
+// traversal is the query's own, whose last window's end is the listing's
+// (recordSink.sawEnd). Traversal goroutine.
+func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bool) error {
 	base, key := win.base, win.key
 	for {
 		done, cont, err := w.read(ctx, win, w.out.quota(), w.out.accept)
@@ -386,6 +392,7 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T]) error {
 			return w.offsetLimitErrorFor(err, win)
 		case done:
 			// The listing is complete, or has MaxResults records.
+			w.out.sawEnd = w.out.sawEnd || (whole && win.ended)
 		case cont.tie:
 			// A tie group larger than a window: list it on its own, then
 			// go on strictly after it.

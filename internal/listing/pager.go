@@ -111,6 +111,10 @@ type pageWindow[T commerce.Record] struct {
 	readAhead bool
 
 	p0 *pageResult[T] // the first page, once awaited (traversal goroutine only)
+	// ended is set once read handed out the window's last record and saw
+	// it was the last: on a short page that the window's checks accept
+	// (traversal goroutine only).
+	ended bool
 }
 
 type pageResult[T commerce.Record] struct {
@@ -447,7 +451,8 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 		if err != nil {
 			return false, none, err
 		}
-		for _, rec := range records {
+		short := len(rp.page.Records) < r.pageSize
+		for j, rec := range records {
 			if err := check.record(rec); err != nil {
 				return false, none, err
 			}
@@ -457,13 +462,16 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 			}
 			if done {
 				w.cancel()
+				w.ended = short && j == len(records)-1 && check.end(rp.page) == nil
 				return true, none, nil
 			}
 		}
-		if len(rp.page.Records) < r.pageSize {
+		if short {
 			// The window ends here: what is requested past it is not needed.
 			w.cancel()
-			return true, none, check.end(rp.page)
+			err := check.end(rp.page)
+			w.ended = err == nil
+			return true, none, err
 		}
 		if check.holdsAll(r.maxMatches) {
 			w.cancel()

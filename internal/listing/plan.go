@@ -104,7 +104,9 @@ func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, 
 // service said it is, else what it got. So a read reports the same
 // whatever else its listing served.
 func (st Stats) TotalFor(q Query, listed int) (int, bool) {
-	if q.MaxResults == 0 || listed < q.MaxResults {
+	if q.MaxResults == 0 || listed < q.MaxResults || st.TotalKnown && st.Total == listed {
+		// Every match (a listing that saw its end right at MaxResults
+		// knows there are no more).
 		return st.Total, st.TotalKnown
 	}
 	if q.CountMatches && st.Count.Exact() && !st.CutHere {
