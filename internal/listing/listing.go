@@ -422,6 +422,12 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 // keyset page is one answer from offset 0, so a short one holds every
 // record its filter matches, whatever the count says. Traversal goroutine.
 func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+	// Each page starts with the last sort value of the page before, so
+	// the records of that value come again; any other id that comes
+	// twice in the pass is the service's error, which the sink's
+	// deduplication would hide (and lose a record with).
+	inPass := map[string]struct{}{}
+	boundKey := ""
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
@@ -436,6 +442,9 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 		}
 		covered += len(p.Records)
 		for _, rec := range p.Records {
+			if err := w.onceInPass(inPass, key, boundKey, rec, expr); err != nil {
+				return nil, false, err
+			}
 			if done, err := w.out.accept(rec); done || err != nil {
 				return nil, done, err
 			}
@@ -452,7 +461,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 			return nil, false, err
 		}
 		if firstKey != lastKey {
-			bound = key.from(lastKey)
+			bound, boundKey = key.from(lastKey), lastKey
 			continue
 		}
 		// A tie group fills the page: list it on its own, then go on
@@ -461,9 +470,24 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 		if done || err != nil {
 			return nil, done, err
 		}
-		bound = next
+		bound, boundKey = next, ""
 	}
 	return bound, false, nil
+}
+
+// onceInPass checks that rec's id is new to a keyset pass, unless rec has
+// the sort value the page started from (boundKey), whose records the page
+// repeats. Traversal goroutine.
+func (w *walk[T]) onceInPass(inPass map[string]struct{}, key sortKey, boundKey string, rec T, sent string) error {
+	id := rec.RecordID()
+	if _, again := inPass[id]; !again {
+		inPass[id] = struct{}{}
+		return nil
+	}
+	if k, err := keyOf(key, rec); err != nil || k == boundKey {
+		return nil //nolint:nilerr // the record's own problem, reported when it is read
+	}
+	return w.contractError("?filter="+sent, "two records of one keyset pass have the same id %q", id)
 }
 
 // disorder describes the first pair of records out of k's order, or "" when

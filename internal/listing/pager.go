@@ -103,7 +103,7 @@ type pageWindow[T commerce.Record] struct {
 	mu sync.Mutex
 	// Set once, when the first page plans the window (plan).
 	planned bool
-	stride  int // how far apart pages start (overlapStride)
+	stride  int // how far apart pages start (see stride)
 	last    int // the index of the page that reaches the offset limit
 	// requested is how many pages are requested, from the first on;
 	// readAhead is set once pages are read ahead of what the count says.
@@ -242,7 +242,7 @@ func (r *windowReader[T]) plan(w *pageWindow[T], p0 commerce.Page[T], want quota
 		return
 	}
 	w.planned = true
-	w.stride = r.overlapStride()
+	w.stride = r.stride(p0.Count)
 	w.last = r.lastPage(w.stride)
 	w.requested = 1
 	if len(p0.Records) < r.pageSize {
@@ -366,15 +366,29 @@ func (r *windowReader[T]) nextWindowFits(w *pageWindow[T], p0 commerce.Page[T]) 
 	return err
 }
 
-// overlapStride is how far apart a window's pages start: they overlap by
-// one record, which both pages must share (see windowCheck.page), so that
-// no write between two page reads can move a record unseen into the gap
+// stride is how far apart a window's pages start. They overlap by one
+// record, which both pages must share (see windowCheck.page), so that no
+// write between two page reads can move a record unseen into the gap
 // between them. A count cannot tell: an insert and a delete between two
 // page reads leave every count as it was while shifting the offsets of
 // the records between them, and a lazy count may move on its own.
 // (Windows whose pages did not overlap, where the count was steady, lost
 // a record at a page boundary to such a pair; the overlap costs a request
-// per window of a hundred.) Any goroutine.
+// per window of a hundred.)
+//
+// Where the filter names ids and the count is steady, pages do not
+// overlap: no record created during the read can match, so every write
+// that moves an offset moves the count too (a delete), or brings a
+// record back twice into the window (an update that moves it), and an
+// in() split into parts of whole pages keeps them whole. Any goroutine.
+func (r *windowReader[T]) stride(count commerce.Count) int {
+	if r.maxMatches > 0 && count.Steady() {
+		return r.pageSize
+	}
+	return r.overlapStride()
+}
+
+// overlapStride is the stride of overlapping pages.
 func (r *windowReader[T]) overlapStride() int { return max(1, r.pageSize-1) }
 
 // lastPage is the index of the page, at stride, that reaches the offset
@@ -523,7 +537,7 @@ func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], cou
 }
 
 // page checks page i and returns its records that are new: without the
-// record it shares with the page before, where pages overlap (see overlapStride).
+// record it shares with the page before, where pages overlap (see stride).
 // Traversal goroutine.
 func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	if c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {
