@@ -385,9 +385,11 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 			// window's range again with keyset pages, which depend on no
 			// offset, then go back to parallel offset pages.
 			win.cancel()
-			if next, done, err = w.rereadByKeyset(ctx, base, key, win.bound); err != nil {
+			var ended bool
+			if next, done, ended, err = w.rereadByKeyset(ctx, base, key, win.bound); err != nil {
 				return w.offsetLimitErrorFor(err, win)
 			}
+			w.out.sawEnd = w.out.sawEnd || (whole && ended)
 		case err != nil:
 			return w.offsetLimitErrorFor(err, win)
 		case done:
@@ -418,47 +420,51 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 // rereadByKeyset lists up to a window's worth of records from bound on with
 // keyset pages, one after another: each page starts from the last sort
 // value seen, so inserts and deletes cannot make it skip a record. It
-// returns the bound to go on from, or done when the listing is complete: a
-// keyset page is one answer from offset 0, so a short one holds every
-// record its filter matches, whatever the count says. Traversal goroutine.
-func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (filter.Expr, bool, error) {
+// returns the bound to go on from, or done when the listing is complete
+// or has MaxResults records: a keyset page is one answer from offset 0,
+// so a short one holds every record its filter matches, whatever the
+// count says. ended says the pass handed out its last record and saw
+// nothing follows. Traversal goroutine.
+func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (next filter.Expr, done, ended bool, err error) {
 	// Each page starts with the last sort value of the page before, so
 	// the records of that value come again; any other id that comes
-	// twice in the pass is the service's error, which the sink's
-	// deduplication would hide (and lose a record with).
+	// twice in the pass, in an order no update changes, is the service's
+	// error, which the sink's deduplication would hide (and lose a record
+	// with).
 	inPass := map[string]struct{}{}
 	boundKey := ""
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		p, err := w.fetch(ctx, pageRequest{filter: expr, sort: key.param()})
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		if bad := disorder(key, p.Records); bad != "" {
-			return nil, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
+			return nil, false, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
 		}
 		covered += len(p.Records)
-		for _, rec := range p.Records {
+		short := len(p.Records) < w.pageSize
+		for j, rec := range p.Records {
 			if err := w.onceInPass(inPass, key, boundKey, rec, expr); err != nil {
-				return nil, false, err
+				return nil, false, false, err
 			}
 			if done, err := w.out.accept(rec); done || err != nil {
-				return nil, done, err
+				return nil, done, done && short && j == len(p.Records)-1, err
 			}
 		}
-		if len(p.Records) < w.pageSize {
-			return nil, true, nil
+		if short {
+			return nil, true, true, nil
 		}
 		firstKey, err := keyOf(key, p.Records[0])
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		lastKey, err := keyOf(key, p.Records[len(p.Records)-1])
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		if firstKey != lastKey {
 			bound, boundKey = key.from(lastKey), lastKey
@@ -466,22 +472,26 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 		}
 		// A tie group fills the page: list it on its own, then go on
 		// strictly after it.
-		next, done, err := w.afterTieGroup(ctx, base, key, lastKey, expr, "page of records")
+		after, done, err := w.afterTieGroup(ctx, base, key, lastKey, expr, "page of records")
 		if done || err != nil {
-			return nil, done, err
+			return nil, done, false, err
 		}
-		bound, boundKey = next, ""
+		bound, boundKey = after, ""
 	}
-	return bound, false, nil
+	return bound, false, false, nil
 }
 
 // onceInPass checks that rec's id is new to a keyset pass, unless rec has
 // the sort value the page started from (boundKey), whose records the page
-// repeats. Traversal goroutine.
+// repeats, or the sort value can change (updated_at: an update moves a
+// record ahead, where the pass meets it again). Traversal goroutine.
 func (w *walk[T]) onceInPass(inPass map[string]struct{}, key sortKey, boundKey string, rec T, sent string) error {
 	id := rec.RecordID()
 	if _, again := inPass[id]; !again {
 		inPass[id] = struct{}{}
+		return nil
+	}
+	if !key.fixed() {
 		return nil
 	}
 	if k, err := keyOf(key, rec); err != nil || k == boundKey {

@@ -116,6 +116,10 @@ func (k sortKey) before(a, b string) bool {
 	return false
 }
 
+// fixed reports whether a record's value of k never changes: created_at
+// and id; an update moves a record in any other order.
+func (k sortKey) fixed() bool { return k.attr == "created_at" || k.attr == idKey.attr }
+
 // checked reports whether the client can tell records out of this order:
 // not for text such as names, whose order is the service's collation.
 func (k sortKey) checked() bool { return k.timestamp || k.number || k.attr == "id" }
