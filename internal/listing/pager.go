@@ -515,9 +515,10 @@ func (r *windowReader[T]) contractError(query, format string, args ...any) error
 // store that changed under the listing cannot make it skip or repeat a
 // record unnoticed.
 
-// windowCheck tells whether a window read by offsets held still: a steady
-// count (commerce.Count.Steady) stays what the first page said, pages that
-// overlap share their record, no id comes twice, and the window does not
+// windowCheck tells whether a window read by offsets held still where it
+// matters: pages that overlap share their record (where they do not, a
+// steady count, commerce.Count.Steady, stays what the first page said), no
+// id comes twice, and the window does not
 // end short of what the last page's count promises (errWindowChanged
 // otherwise); and the records are in order, where the client can tell (a
 // ProtocolError otherwise). The end itself is the first short page,
@@ -529,6 +530,7 @@ type windowCheck[T commerce.Record] struct {
 	inWindow map[string]struct{}
 	prevKey  string
 	lastID   string // of the page before, where pages overlap
+	offset   int    // of the page checked last, in the window
 }
 
 func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], count commerce.Count) *windowCheck[T] {
@@ -540,12 +542,17 @@ func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], cou
 // record it shares with the page before, where pages overlap (see stride).
 // Traversal goroutine.
 func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
-	if c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {
+	c.offset = i * c.w.stride
+	overlap := c.w.stride != c.r.pageSize
+	if !overlap && c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {
+		// Pages that do not overlap show a write by the count alone.
 		// (The first page may have asked for the exact count the others
-		// did not: their labels may differ.)
+		// did not: their labels may differ.) Overlapping pages show it
+		// where it matters, at their shared record; a count that moved
+		// elsewhere skipped nothing.
 		return nil, errWindowChanged
 	}
-	if c.w.stride == c.r.pageSize || i == 0 {
+	if !overlap || i == 0 {
 		c.lastID = lastID(p.Records)
 		return p.Records, nil
 	}
@@ -588,12 +595,18 @@ func (c *windowCheck[T]) record(rec T) error {
 
 // end checks a window that ended on the short page p against p's count:
 // no count but an estimate may say more records match than the window
-// holds (a lower bound and an observation are at most the truth, and an
+// reaches (a lower bound and an observation are at most the truth, and an
 // unlabelled count is exact or a lower bound), and an exact count says
-// exactly how many. A window that disagrees changed while it was read, or
-// a page came back short that should not have. Traversal goroutine.
+// exactly how many. Where pages overlap, the window reaches p's offset and
+// p's records, as the service counted them when it answered p: a write
+// elsewhere in time does not count against it. Otherwise it holds the
+// records read. A window that disagrees changed while it was read, or a
+// page came back short that should not have. Traversal goroutine.
 func (c *windowCheck[T]) end(p commerce.Page[T]) error {
 	held, n := len(c.inWindow), p.Count.N
+	if c.w.stride != c.r.pageSize {
+		held = c.offset + len(p.Records)
+	}
 	switch p.Count.Method {
 	case commerce.CountExact:
 		if held != n {
