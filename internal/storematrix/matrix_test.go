@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
@@ -165,7 +166,10 @@ func (c matrixCase) String() string {
 	if c.ignore {
 		b.WriteString(", ignores sort=")
 	}
-	if c.writeEvery > 0 {
+	switch {
+	case c.writeEvery > 0 && c.pair:
+		fmt.Fprintf(&b, ", a create and a delete every %d list requests", c.writeEvery)
+	case c.writeEvery > 0:
 		fmt.Fprintf(&b, ", a write every %d list requests (creates:deletes:updates %d:%d:%d)", c.writeEvery, c.creates, c.deletes, c.upds)
 	}
 	if c.tokenUses > 0 {
@@ -395,7 +399,11 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := reads.Options{}
+	// Each reader is announced before any reads, as Terraform validates
+	// the data sources of one walk step before it reads them: the
+	// readers of one listing share it (coalesce).
+	announced := &coalesce.Announced{}
+	opts := reads.Options{Announced: announced}
 	if c.cache {
 		opts.Snapshots = &memSnapshots{m: map[string][]byte{}}
 	}
@@ -426,11 +434,17 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		before := snapshot(t, srv, c.res.name, text, sort)
 		w.begin()
 		outs := make([]readerOut, len(c.readers))
+		readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
+		for i := range c.readers {
+			announced.Announce(readerKey(i))
+		}
 		var wg sync.WaitGroup
 		for i, k := range c.readers {
 			wg.Go(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
+				ctx, arrival := coalesce.WithArrival(ctx, announced, readerKey(i))
+				defer arrival.Arrive()
 				q := listing.Query{Filter: parsed, Sort: c.sort, MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches}
 				o := &outs[i]
 				o.res, o.err = reads.Read(ctx, r, kind, q, listing.Reader[T]{
@@ -446,6 +460,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 			what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
 			check(t, c, what, k, pageSize, before, after, writes, outs[i])
 		}
+		checkShared(t, fmt.Sprintf("plan %d", plan+1), outs)
 		for i := range c.lookups {
 			lookUp(t, c, srv, e, kind, before, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), rng)
 		}
@@ -759,6 +774,24 @@ func checkTotal(t *testing.T, c matrixCase, what string, k keep, pageSize int, b
 		t.Errorf("%s: listed all %d matches (max_results %d) and saw the end, but total is unknown", what, n, k.maxResults)
 	}
 	_ = c
+}
+
+// checkShared: readers announced together share one listing, whatever
+// each keeps: one of them opened it, the others joined.
+func checkShared(t *testing.T, what string, outs []readerOut) {
+	t.Helper()
+	opened := 0
+	for _, o := range outs {
+		if o.err != nil {
+			return
+		}
+		if !o.res.Shared {
+			opened++
+		}
+	}
+	if opened != 1 {
+		t.Errorf("%s: %d readers announced together listed on their own, want one listing for all %d", what, opened, len(outs))
+	}
 }
 
 // lookUp looks a record of the store up by id: it must come back as it
