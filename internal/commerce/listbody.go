@@ -196,6 +196,18 @@ type Count struct {
 // what it knows (the cache's refresh).
 func (c Count) Exact() bool { return c.Method == CountExact }
 
+// AtMostTruth reports whether the matches are at least N: an exact or
+// unlabelled count, a lower bound, an observation. An estimate may say
+// more than there are, and every method the provider does not know is an
+// estimate to it.
+func (c Count) AtMostTruth() bool {
+	switch c.Method {
+	case CountExact, CountUnlabelled, CountLowerBound, CountObserved:
+		return true
+	}
+	return false
+}
+
 // Steady reports whether the count is meant to stay put while nothing is
 // written: labelled exact, or unlabelled. A listing takes a steady count
 // that moves between two pages of one window as a sign of a write; a lazy

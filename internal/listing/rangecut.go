@@ -121,8 +121,10 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 		size := r0.page.Count.Hint()
 		target := int(windowFill * float64(w.windowCap))
 		// A window that reaches the offset limit full cannot show its end:
-		// a span the count fills to the limit is cut at once.
-		if size < w.windowCap {
+		// a span the count fills to the limit is cut at once, where the
+		// count is at most the truth. An estimate that says so is read
+		// first: past the limit only if its pages are full up to it.
+		if size < w.windowCap || !r0.page.Count.AtMostTruth() {
 			var held []T
 			ended, _, err := w.read(ctx, win, unlimited, func(rec T) (bool, error) { held = append(held, rec); return false, nil })
 			switch {
