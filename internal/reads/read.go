@@ -112,7 +112,7 @@ func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[
 		})
 		return sharedRun{stats: st, err: errTakenOver}
 	}
-	r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start))
+	r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start), err)
 	return sharedRun{stats: st, err: err}
 }
 
@@ -203,14 +203,22 @@ func firstReaderError[T commerce.Record](readers []*sharedReader[T]) error {
 
 // logFinished says at INFO how a listing was served and what it cost in
 // pages (the transport's own counts, retries and 429s included, are the
-// reader's: its caller asks the client). The message carries what matters
-// in words, first; the fields repeat it for machines.
-func (r *Reads) logFinished(ctx context.Context, resource string, st runStats, readers int, took time.Duration) {
-	msg := fmt.Sprintf("listing finished: %d %s in %d requests", st.Listed, resource, st.Pages)
+// reader's: its caller asks the client), or, where it failed, what it had
+// listed when it stopped and why, with no total: it did not reach the
+// end. The message carries what matters in words, first; the fields
+// repeat it for machines.
+func (r *Reads) logFinished(ctx context.Context, resource string, st runStats, readers int, took time.Duration, failed error) {
 	fields := map[string]any{
-		"resource": resource, "listed": st.Listed, "total": st.Total, "page_requests": st.Pages,
+		"resource": resource, "listed": st.Listed, "page_requests": st.Pages,
 		"strategy": st.Strategy, "readers": readers, "duration_ms": took.Milliseconds(),
 	}
+	if failed != nil {
+		fields["error"] = failed.Error()
+		r.log.Info(ctx, fmt.Sprintf("listing stopped: %d %s listed in %d requests before it failed", st.Listed, resource, st.Pages), fields)
+		return
+	}
+	msg := fmt.Sprintf("listing finished: %d %s in %d requests", st.Listed, resource, st.Pages)
+	fields["total"] = st.Total
 	switch st.Cache {
 	case cacheRefreshed:
 		msg += ", refreshed from the cache: " + changesText(st)

@@ -191,3 +191,30 @@ func TestAReadTakesOverAListingThatHandedNothingOut(t *testing.T) {
 		t.Errorf("%d list requests, want 12: the first listing's one and the new listing's 11", sent)
 	}
 }
+
+// A listing that fails says so in its log line, with what it had listed,
+// and no total: it did not reach the end (it said "listing finished" with
+// a total before).
+func TestAFailedListingDoesNotSayFinished(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 500, Orders: -1, Files: -1})
+	logs := &emulatortest.Logs{}
+	r := newReads(t, srv, func(c *testConfig) { c.Logger = logs })
+	r.log = logs
+	var k kept
+	if _, err := Read(context.Background(), r, commerce.Accounts, listing.Query{}, keeper[commerce.Account](&k, 150)); err == nil {
+		t.Fatal("the read succeeded, want the reader's error")
+	}
+	if f := logs.Find("INFO: listing finished"); len(f) > 0 {
+		t.Errorf("a failed listing logged %d \"listing finished\" lines: %v", len(f), f)
+	}
+	stopped := logs.Find("INFO: listing stopped")
+	if len(stopped) != 1 {
+		t.Fatalf("%d \"listing stopped\" lines, want 1", len(stopped))
+	}
+	if _, ok := stopped[0]["total"]; ok {
+		t.Errorf("the line of a failed listing has a total: %v", stopped[0])
+	}
+	if e, _ := stopped[0]["error"].(string); !strings.Contains(e, "had enough") {
+		t.Errorf("the line does not say why the listing stopped: %v", stopped[0])
+	}
+}
