@@ -66,6 +66,32 @@ func (s *Set) Add(id string) bool {
 	return s.insert(u)
 }
 
+// Has reports whether id is in the set.
+func (s *Set) Has(id string) bool {
+	u, ok := parseUUID(id)
+	switch {
+	case !ok:
+		_, in := s.other[id]
+		return in
+	case u == uuid{}:
+		return s.hasZero
+	}
+	if len(s.slots) == 0 {
+		return false
+	}
+	for i := s.home(u); ; i++ {
+		if i == len(s.slots) {
+			i = 0
+		}
+		switch s.slots[i] {
+		case u:
+			return true
+		case uuid{}:
+			return false
+		}
+	}
+}
+
 // Len is how many ids the set holds.
 func (s *Set) Len() int {
 	n := s.used + len(s.other)

@@ -381,12 +381,18 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 		var next filter.Expr
 		switch {
 		case errors.Is(err, errWindowChanged):
-			// Offsets are unreliable while the data changes: read this
-			// window's range again with keyset pages, which depend on no
-			// offset, then go back to parallel offset pages.
+			// Offsets are unreliable while the data changes: read on with
+			// keyset pages, which depend on no offset, then go back to
+			// parallel offset pages. From the window's last whole page
+			// handed out, where there is one: the records up to it are
+			// complete, its pages having shared their records.
 			win.cancel()
+			from := win.bound
+			if win.progressed() {
+				from = key.from(win.lastKey)
+			}
 			var ended bool
-			if next, done, ended, err = w.rereadByKeyset(ctx, base, key, win.bound); err != nil {
+			if next, done, ended, err = w.rereadByKeyset(ctx, base, key, from); err != nil {
 				return w.offsetLimitErrorFor(err, win)
 			}
 			w.out.sawEnd = w.out.sawEnd || (whole && ended)
@@ -433,6 +439,9 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 	// with).
 	inPass := map[string]struct{}{}
 	boundKey := ""
+	// A record already handed out never comes again past the last sort
+	// value handed out, in an order no update changes.
+	handedTo := w.out.tieKey
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
@@ -448,7 +457,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 		covered += len(p.Records)
 		short := len(p.Records) < w.pageSize
 		for j, rec := range p.Records {
-			if err := w.onceInPass(inPass, key, boundKey, rec, expr); err != nil {
+			if err := w.onceInPass(inPass, key, boundKey, handedTo, rec, expr); err != nil {
 				return nil, false, false, err
 			}
 			if done, err := w.out.accept(rec); done || err != nil {
@@ -481,23 +490,29 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 	return bound, false, false, nil
 }
 
-// onceInPass checks that rec's id is new to a keyset pass, unless rec has
-// the sort value the page started from (boundKey), whose records the page
-// repeats, or the sort value can change (updated_at: an update moves a
-// record ahead, where the pass meets it again). Traversal goroutine.
-func (w *walk[T]) onceInPass(inPass map[string]struct{}, key sortKey, boundKey string, rec T, sent string) error {
-	id := rec.RecordID()
-	if _, again := inPass[id]; !again {
-		inPass[id] = struct{}{}
-		return nil
-	}
+// onceInPass checks, where the sort value cannot change (an update moves
+// a record by updated_at, where a pass meets it again), that rec's id is
+// new to a keyset pass unless rec has the sort value the page started
+// from (boundKey), whose records the page repeats; and that a record the
+// sink already took does not come again past the last sort value it had
+// taken when the pass began (handedTo). Traversal goroutine.
+func (w *walk[T]) onceInPass(inPass map[string]struct{}, key sortKey, boundKey, handedTo string, rec T, sent string) error {
 	if !key.fixed() {
 		return nil
 	}
-	if k, err := keyOf(key, rec); err != nil || k == boundKey {
+	id := rec.RecordID()
+	_, again := inPass[id]
+	inPass[id] = struct{}{}
+	k, err := keyOf(key, rec)
+	if err != nil {
 		return nil //nolint:nilerr // the record's own problem, reported when it is read
 	}
-	return w.contractError("?filter="+sent, "two records of one keyset pass have the same id %q", id)
+	// (Taken before the pass began: the pass's own records are in inPass.)
+	taken := !again && w.out.seen != nil && handedTo != "" && key.before(handedTo, k) && w.out.seen.Has(id)
+	if again && k != boundKey || taken {
+		return w.contractError("?filter="+sent, "two records have the same id %q (one of them at %s %s)", id, key.attr, k)
+	}
+	return nil
 }
 
 // disorder describes the first pair of records out of k's order, or "" when

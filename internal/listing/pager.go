@@ -115,6 +115,11 @@ type pageWindow[T commerce.Record] struct {
 	// it was the last: on a short page that the window's checks accept
 	// (traversal goroutine only).
 	ended bool
+	// lastKey is the sort value of the last record of the last page read
+	// handed out whole, once one was (traversal goroutine only): the
+	// window's records up to it are complete, its pages having shared
+	// their records, so a window that changed later goes on from there.
+	lastKey string
 }
 
 type pageResult[T commerce.Record] struct {
@@ -442,6 +447,18 @@ func (w *pageWindow[T]) firstPage(ctx context.Context) (pageResult[T], error) {
 	return r, err
 }
 
+// progressed reports whether the window handed out a whole page that
+// ends past the sort value it started at: a window that changed then goes
+// on from lastKey, which a window opened there cannot repeat forever.
+// Traversal goroutine.
+func (w *pageWindow[T]) progressed() bool {
+	if w.lastKey == "" || w.p0 == nil || len(w.p0.page.Records) == 0 {
+		return false
+	}
+	first, err := keyOf(w.key, w.p0.page.Records[0])
+	return err == nil && first != w.lastKey
+}
+
 // read hands a window's records to deliver in order, planning its pages
 // for want. It reports done when the window ended (a short page: the
 // traversal has every record from its bound on) or deliver had enough, or
@@ -479,6 +496,9 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 				w.ended = short && j == len(records)-1 && check.end(rp.page) == nil
 				return true, none, nil
 			}
+		}
+		if n := len(records); n > 0 && w.stride != r.pageSize && w.key.checked() {
+			w.lastKey, _ = keyOf(w.key, records[n-1])
 		}
 		if short {
 			// The window ends here: what is requested past it is not needed.
