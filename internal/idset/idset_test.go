@@ -113,3 +113,21 @@ func TestSetGrows(t *testing.T) {
 		t.Errorf("Len = %d", s.Len())
 	}
 }
+
+// Has answers for every kind of id Add takes, before and after it does.
+func TestHas(t *testing.T) {
+	s := New(0)
+	ids := []string{"0b7c6b2e-3f7e-4d6c-9a53-1c2d3e4f5a6b", "00000000-0000-0000-0000-000000000000", "not-a-uuid"}
+	for _, id := range ids {
+		if s.Has(id) {
+			t.Errorf("empty set has %q", id)
+		}
+		s.Add(id)
+		if !s.Has(id) {
+			t.Errorf("after Add, no %q", id)
+		}
+	}
+	if s.Has("1b7c6b2e-3f7e-4d6c-9a53-1c2d3e4f5a6b") {
+		t.Error("has an id never added")
+	}
+}
