@@ -86,13 +86,14 @@ data "commerce_accounts" "by_name" { sort = "name" }`,
 }
 
 // TestAccAccountsTokensValidForTenRequests: the store revokes every token
-// after 10 requests while 8 are in flight. Each of the 10 steps reads 5,950
-// accounts (60 pages, the last one short, so that no empty page shows the
-// end) several times; every read is complete, and the provider fetches no more tokens than the requests need: one per 10
+// after 10 requests while 8 are in flight. Each of the 10 steps reads 5,940
+// accounts (60 pages of 100 that overlap by one record, the last one short,
+// so that no empty page shows the end, and a read needs whole tokens)
+// several times; every read is complete, and the provider fetches no more tokens than the requests need: one per 10
 // accepted requests, plus one per provider process (Configure fetches one
 // before the first read).
 func TestAccAccountsTokensValidForTenRequests(t *testing.T) {
-	srv := emulatortest.Start(t, emulator.Options{Accounts: 5950, TokenRequests: 10})
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5940, TokenRequests: 10})
 	want := expected(t, srv, "accounts", "", "created_at")
 	step := resource.TestStep{
 		Config: providerConfig(t, srv, "max_parallel_requests = 8") + `data "commerce_accounts" "all" { include_records = false }`,
