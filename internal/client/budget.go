@@ -79,29 +79,10 @@ type budget struct {
 	aboveSince     time.Time // since when learned is above refusedAt; zero if it is not
 	logged         float64   // the budget last logged
 	lastDecrease   time.Time // when the budget last dropped
-	refusedSent    time.Time // when the request whose 429 dropped it was sent
 	lastGrowth     time.Time
 	pauseUntil     time.Time // no request leaves before it
 	lastAccepted   time.Time // the newest accepted answer; zero before one
 	refusedInRow   int       // 429s since the last accepted answer
-
-	// The approach to a likely limit (see likelyLimits), until the first
-	// 429: proven is the most requests of this client the store has
-	// accepted in one window (the window's count a request saw when it
-	// left, itself included), pending the requests on the way with the
-	// count each saw, and moved is closed when either changes.
-	proven  int
-	recent  []time.Time // requests sent in the last budgetWindow + approachSlack
-	pending []pendingRequest
-	moved   chan struct{}
-}
-
-// pendingRequest is a request on the way before the first 429: when it
-// left, and how many of this client's requests the window held then,
-// itself included.
-type pendingRequest struct {
-	sent  time.Time
-	count int
 }
 
 func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLimit) *budget {
@@ -122,99 +103,7 @@ func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLi
 		// Burst 1: neither the ceiling nor the learned budget may be
 		// exceeded even for a moment; the store's window is short.
 		limiter: rate.NewLimiter(limit, 1),
-		moved:   make(chan struct{}),
 	}
-}
-
-// The approach to a likely limit. A store refuses every request that
-// reaches it while its window is full, until its first 429 is back a round
-// trip later: as many as are in flight beyond its limit when the window
-// fills. So until the store has refused anything, the budget counts for
-// each request it lets go the requests of this client the store's window
-// will hold with it, and proven, the most it has accepted (the highest
-// such count of an accepted answer). Where the count is within a likely
-// limit's span, from approachShare of the limit until the store has
-// accepted approachPast more, a request beyond proven leaves only while
-// fewer than probes such requests are on the way; below proven, and
-// outside the spans, requests leave as the limit on requests in flight
-// lets them. Crossing a store's limit there costs at most probes
-// refusals, not the requests in flight, and a store that allows more
-// passes the span at probes requests per round trip, at the pace it has
-// already accepted. A span passed stays passed: the courteous start this
-// replaces (4 in flight while 16 to 24 requests had started in the last
-// second) kept a store of 100/s 300 ms away at about 13 requests a second
-// for the whole read, 7 to 8 times the ideal.
-//
-// The likely limits: the documented 25 requests/s of a development store
-// (from 20, a storefront or another pipeline taking a few) and 100 of a
-// production store, and 50, half of one. probes is what 5% of two seconds
-// at the limit allows, less a refusal or two for after the first 429.
-var likelyLimits = []struct {
-	limit, probes int
-	approachShare float64
-}{{25, 2, 0.8}, {50, 4, 0.92}, {100, 6, 0.88}}
-
-// pendingFor is how long a request before the first 429 counts as on the
-// way: one whose answer never came back (a reset, a timeout) stops
-// holding others back then.
-const pendingFor = 2 * budgetWindow
-
-// The client's count of a window and the store's differ by the requests
-// whose way took a little longer or shorter than others': a request is
-// counted for approachSlack longer than a window when it leaves, and a span
-// is passed once the store has accepted approachPast more than the limit in
-// one (a store of 25/s accepted a 27th by the client's count once, and a
-// span passed at 26 let 6 requests go at once into its full window).
-const (
-	approachSlack = 30 * time.Millisecond
-	approachPast  = 2
-)
-
-// approachLocked reports whether a request may leave now, with count the
-// requests of the window it would make, and if not, until when to wait at
-// most. Caller holds the lock.
-func (b *budget) approachLocked(now time.Time, count int) (bool, time.Time) {
-	if b.learned > 0 || count <= b.proven {
-		return true, time.Time{}
-	}
-	probes := 0
-	for _, l := range likelyLimits {
-		if float64(count) >= l.approachShare*float64(l.limit) && b.proven < l.limit+approachPast {
-			probes = l.probes
-			break
-		}
-	}
-	if probes == 0 {
-		return true, time.Time{}
-	}
-	beyond := 0
-	until := time.Time{}
-	for _, p := range b.pending {
-		if p.count > b.proven {
-			beyond++
-			if end := p.sent.Add(pendingFor); until.IsZero() || end.Before(until) {
-				until = end
-			}
-		}
-	}
-	if beyond < probes {
-		return true, time.Time{}
-	}
-	// The window's oldest request leaving may bring the count below
-	// proven.
-	if len(b.recent) > 0 {
-		if left := b.recent[0].Add(budgetWindow + approachSlack); left.Before(until) {
-			until = left
-		}
-	}
-	return false, until
-}
-
-// movedLocked wakes the requests waiting in approachLocked. Caller holds
-// the lock.
-func (b *budget) movedLocked() {
-	close(b.moved)
-	b.moved = make(chan struct{})
 }
 
 // wait holds a request back until the budget lets it go, and counts it as
@@ -237,73 +126,11 @@ func (b *budget) wait(ctx context.Context) (time.Time, error) {
 		// A 429 may have paused the client while this request waited for
 		// its turn: it waits for the pause too.
 		if !now.Before(b.pauseUntil) {
-			b.sent = trimWindow(b.sent, now)
-			b.pending = trimPending(b.pending, now)
-			cut := 0
-			for cut < len(b.recent) && now.Sub(b.recent[cut]) >= budgetWindow+approachSlack {
-				cut++
-			}
-			if cut > 0 {
-				b.recent = append(b.recent[:0], b.recent[cut:]...)
-			}
-			count := len(b.recent) + 1
-			ok, until := b.approachLocked(now, count)
-			if ok {
-				b.sent = append(b.sent, now)
-				if b.learned == 0 {
-					b.recent = append(b.recent, now)
-					b.pending = append(b.pending, pendingRequest{now, len(b.sent)})
-				}
-				b.mu.Unlock()
-				return now, nil
-			}
-			moved := b.moved
+			b.sent = append(trimWindow(b.sent, now), now)
 			b.mu.Unlock()
-			t := time.NewTimer(time.Until(until))
-			select {
-			case <-moved:
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return time.Time{}, ctx.Err()
-			}
-			t.Stop()
-			continue
+			return now, nil
 		}
 		b.mu.Unlock()
-	}
-}
-
-// trimPending drops the requests that left pendingFor before now.
-func trimPending(p []pendingRequest, now time.Time) []pendingRequest {
-	cut := 0
-	for cut < len(p) && now.Sub(p[cut].sent) >= pendingFor {
-		cut++
-	}
-	if cut == 0 {
-		return p
-	}
-	return append(p[:0], p[cut:]...)
-}
-
-// answeredLocked takes the request sent at sent off the way, and counts
-// what the store accepted. Caller holds the lock.
-func (b *budget) answeredLocked(sent time.Time, accepted bool) {
-	if len(b.pending) == 0 {
-		return
-	}
-	if !accepted {
-		b.pending = nil
-		b.movedLocked()
-		return
-	}
-	for i, p := range b.pending {
-		if p.sent.Equal(sent) {
-			b.proven = max(b.proven, p.count)
-			b.pending = append(b.pending[:i], b.pending[i+1:]...)
-			b.movedLocked()
-			return
-		}
 	}
 }
 
@@ -319,17 +146,12 @@ func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryA
 	now := time.Now()
 	b.sent = trimWindow(b.sent, now)
 	b.accepted = trimWindow(b.accepted, now)
-	b.answeredLocked(sent, status != http.StatusTooManyRequests)
 	if status != http.StatusTooManyRequests {
 		b.accepted = append(b.accepted, now)
 		b.lastAccepted = now
 		b.refusedInRow = 0
 		if b.learned > 0 && sent.Before(b.lastDecrease) && now.Sub(b.lastDecrease) < budgetWindow {
-			// Sent after the refused request, it reached the store
-			// after the store's window was counted.
-			if !sent.After(b.refusedSent) {
-				b.countLate(ctx)
-			}
+			b.countLate(ctx)
 			return
 		}
 		b.grow(ctx, now)
@@ -342,9 +164,6 @@ func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryA
 	// requests; one at a pace the store has accepted before is someone
 	// else's doing, or chance, and is simply asked again at that pace.
 	lowered := sent.After(b.lastDecrease) && b.decrease(ctx, now)
-	if lowered {
-		b.refusedSent = sent
-	}
 	b.pause(now, retryAfter, lowered)
 }
 
@@ -382,12 +201,8 @@ func (b *budget) decrease(ctx context.Context, now time.Time) bool {
 // countLate counts an answer accepted after the budget dropped, to a
 // request sent before: the store accepted it in the window the drop
 // measured, but its answer was still on its way then. Without it, a drop
-// that comes while few requests are in flight (the approach to a likely
-// limit) sets the budget by what happened to be answered first. Only
-// requests sent before the refused one count: those sent after it reached
-// the store after it had counted its window, and counting them raised the
-// budget of a store of 25/s 150 ms away to 27 after its first 429, and
-// brought a second.
+// that comes while few requests are in flight (the courteous start, see
+// adaptiveLimit) sets the budget by what happened to be answered first.
 func (b *budget) countLate(ctx context.Context) {
 	b.refusedAt += 1 / budgetWindow.Seconds()
 	if target := budgetBackoff * b.refusedAt; target > b.learned {
@@ -533,6 +348,9 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // back by one slot per limit-many answers accepted, up to where it stood
 // when refused: fast on a store that tolerates parallelism, and still
 // finishing on one that does not.
+//
+// Until the service has first refused a request for the client's pace, the
+// limit also holds a courteous start (see courteousInFlight).
 type adaptiveLimit struct {
 	max      int // the ceiling: max_parallel_requests
 	cooldown time.Duration
@@ -543,7 +361,7 @@ type adaptiveLimit struct {
 	waiters      []chan struct{}
 	lastDecrease time.Time
 	// throttled is set by the service's first 429: from then on the
-	// budget knows the store's pace and the near store's rule is over.
+	// budget knows the store's pace and the courteous start is over.
 	throttled bool
 	// started holds, oldest first, when the slots of the last
 	// budgetWindow were handed out: the requests of this client the
@@ -590,7 +408,7 @@ type growth struct {
 
 // The growth: a development store (25 requests/s) never lets the client
 // see more than growAfter answers in a second, so there the limit stays
-// where it starts, and the approach to 25 governs its start. startInFlight
+// where it starts, and the courteous start's figures hold. startInFlight
 // is enough for a store up to about 100 ms away at 100 requests/s.
 const (
 	startInFlight = 8
@@ -605,15 +423,33 @@ const (
 // nearRTT away (the round trip as measured, this machine's decoding
 // included), until the store has refused anything, at most one request in
 // nearShare of those started in the last second is in flight, and at least
-// nearFloor. Without it, a store of 50 requests/s 0 or 20 ms away
-// answered 14 and 16 of about 115 requests 429 (the limit had grown to
-// 32), and one of 20 or 25/s 3 to 4 of 45 to 55; with it 1 to 2 of each
-// (TestStoresRefuseFewRequests). Farther away, so few in flight could not
-// raise the rate.
+// nearFloor (in place of the courteous start's 4). Without it, a store of
+// 50 requests/s 0 or 20 ms away answered 14 and 16 of about 115 requests
+// 429 (the limit had grown to 32), and one of 20 or 25/s 3 to 4 of 45 to
+// 55; with it 1 to 2 of each (TestStoresRefuseFewRequests). Farther away,
+// so few in flight could not raise the rate.
 const (
 	nearRTT   = 75 * time.Millisecond
 	nearShare = 12
 	nearFloor = 2
+)
+
+// The courteous start. A store's limit is counted per second, and the
+// client learns it only from a 429, which comes back one round trip after
+// the request that filled the store's window: every request sent in that
+// round trip is refused too, as many as are in flight. So until the store
+// has refused anything, while the requests this client started in the last
+// second (the token request aside) number courteousFrom to courteousTo, at
+// most courteousInFlight are in flight. That is where a development store
+// (25 requests/s documented) fills when a storefront or another pipeline
+// takes a few of them: one listing at a store of 20/s sees 2 to 5 of its
+// 105 requests refused rather than 7 to 9. Below and above the span the
+// limit alone holds, and a store that does not throttle loses less than a
+// round trip to it. A near store (see nearRTT) has a rule of its own.
+const (
+	courteousFrom     = 16
+	courteousTo       = 24
+	courteousInFlight = 4
 )
 
 func newAdaptiveLimit(maxInFlight int) *adaptiveLimit {
@@ -664,6 +500,9 @@ func (a *adaptiveLimit) freeLocked(now time.Time) bool {
 	n := len(a.started)
 	if a.rtt > 0 && a.rtt <= nearRTT {
 		return a.inFlight < max(nearFloor, n/nearShare)
+	}
+	if n >= courteousFrom && n < courteousTo {
+		return a.inFlight < courteousInFlight
 	}
 	return true
 }

@@ -64,12 +64,12 @@ func TestBudgetLearnsFromRefusals(t *testing.T) {
 }
 
 // TestBudgetCountsAnswersStillOnTheirWay: with few requests in flight
-// (the approach to a likely limit), a 429 can be answered before requests
-// sent ahead of it. The store accepted those in the window the drop measured: the
+// (the courteous start), a 429 can be answered before requests sent ahead
+// of it. The store accepted those in the window the drop measured: the
 // budget rises to 90% of all of them as they come, and no further.
 func TestBudgetCountsAnswersStillOnTheirWay(t *testing.T) {
 	b := testBudget(0)
-	b.sendAll(t, 14, http.StatusOK)
+	b.sendAll(t, 17, http.StatusOK)
 	var ahead []time.Time
 	for range 3 {
 		sent, _ := b.wait(t.Context())
@@ -77,14 +77,14 @@ func TestBudgetCountsAnswersStillOnTheirWay(t *testing.T) {
 	}
 	refused, _ := b.wait(t.Context())
 	b.observe(t.Context(), refused, http.StatusTooManyRequests, "")
-	if got := b.rate(); got != round1(0.9*14) {
-		t.Fatalf("budget after a 429 with 14 answers in = %v, want %v", got, round1(0.9*14))
+	if got := b.rate(); got != round1(0.9*17) {
+		t.Fatalf("budget after a 429 with 17 answers in = %v, want %v", got, round1(0.9*17))
 	}
 	for _, sent := range ahead {
 		b.observe(t.Context(), sent, http.StatusOK, "")
 	}
-	if got := round1(b.rate()); got != round1(0.9*17) {
-		t.Errorf("budget once the 3 requests sent ahead of the 429 are answered = %v, want 90%% of 17 (%v)", got, round1(0.9*17))
+	if got := round1(b.rate()); got != 18 {
+		t.Errorf("budget once the 3 requests sent ahead of the 429 are answered = %v, want 90%% of 20 (18)", got)
 	}
 }
 

@@ -2,48 +2,88 @@ package client
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 )
 
-// TestApproachToALikelyLimit: before the store has refused anything,
-// within the span of a likely limit, at most that span's probes requests
-// beyond what the store has accepted in one window are on the way; a span
-// passed, any number.
-func TestApproachToALikelyLimit(t *testing.T) {
-	if likelyLimits[0].limit != 25 || likelyLimits[0].probes != 2 || likelyLimits[0].approachShare != 0.8 {
-		t.Fatal("the test is written for a span of 20 requests to 25 and 2, 2 probes")
-	}
-	b := testBudget(0)
-	b.sendAll(t, 19, http.StatusOK)
-	var probes []time.Time
-	for range 2 { // the 20th and 21st request of the window
-		sent, err := b.wait(t.Context())
-		if err != nil {
-			t.Fatal(err)
+// granted reports whether a slot is free right now: acquire with a context
+// that has already ended takes a free slot and refuses to wait for one.
+func (a *adaptiveLimit) granted() bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return a.acquire(ctx) == nil
+}
+
+// startRequests starts n requests one after another, each finished before
+// the next, as a store's window would count them.
+func (a *adaptiveLimit) startRequests(t *testing.T, n int) {
+	t.Helper()
+	for i := range n {
+		if !a.granted() {
+			t.Fatalf("request %d of %d found no free slot", i+1, n)
 		}
-		probes = append(probes, sent)
+		a.release()
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := b.wait(ctx); err == nil {
-		t.Fatal("a third request beyond the 19 the store accepted left, with 2 on the way")
+}
+
+// inFlightAllowed starts requests without finishing any until no slot is
+// free, and reports how many started; then it finishes them.
+func (a *adaptiveLimit) inFlightAllowed() int {
+	n := 0
+	for a.granted() {
+		n++
 	}
-	b.observe(t.Context(), probes[0], http.StatusOK, "")
-	if _, err := b.wait(t.Context()); err != nil { // the 20th accepted: the 22nd may go
-		t.Fatal(err)
+	for range n {
+		a.release()
+	}
+	return n
+}
+
+// TestCourteousStart: while the requests of the last second are inside
+// the courteous span, no request starts with courteousInFlight in flight;
+// outside it (the requests started count too), max_parallel_requests holds.
+func TestCourteousStart(t *testing.T) {
+	if courteousFrom != 16 || courteousTo != 24 || courteousInFlight != 4 {
+		t.Fatal("the table below is written for a courteous span of 16 to 24 requests, 4 in flight")
+	}
+	for _, tc := range []struct{ inWindow, want int }{
+		{0, 8},  // a new client: requests 1 to 8
+		{8, 8},  // requests 9 to 16: the 16th starts as the 16th of the window
+		{9, 7},  // the 17th would start with 7 in flight
+		{12, 4}, // the 17th would start with 4 in flight
+		{16, 4},
+		{19, 4}, // the 20th to 23rd, and the 24th would start with 4 in flight
+		{20, 8}, // the 21st to 24th, then the span is past
+		{24, 8},
+		{40, 8},
+	} {
+		a := newAdaptiveLimit(8)
+		a.startRequests(t, tc.inWindow)
+		if got := a.inFlightAllowed(); got != tc.want {
+			t.Errorf("with %d requests in the last second, %d may start at once; want %d", tc.inWindow, got, tc.want)
+		}
 	}
 
-	passed := testBudget(0)
-	passed.sendAll(t, 27, http.StatusOK)
-	for i := range 15 { // up to 42, below the span of 50
-		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-		_, err := passed.wait(ctx)
-		cancel()
-		if err != nil {
-			t.Fatalf("the store accepted 27 in a window; request %d of the window held back: %v", 28+i, err)
-		}
+	// A store that has throttled the client: the budget knows its pace,
+	// and the span no longer applies.
+	a := newAdaptiveLimit(8)
+	a.startRequests(t, courteousFrom)
+	a.observe(true)
+	for a.current() < 8 {
+		a.observe(false)
+	}
+	if got := a.inFlightAllowed(); got != 8 {
+		t.Errorf("after a 429, %d may start at once inside the courteous span; want the limit (8)", got)
+	}
+}
+
+// TestCourteousStartNeverAboveTheLimit: max_parallel_requests below
+// courteousInFlight is kept.
+func TestCourteousStartNeverAboveTheLimit(t *testing.T) {
+	a := newAdaptiveLimit(2)
+	a.startRequests(t, courteousFrom)
+	if got := a.inFlightAllowed(); got != 2 {
+		t.Errorf("max_parallel_requests 2, inside the courteous span: %d in flight", got)
 	}
 }
 

@@ -12,11 +12,11 @@ import (
 
 // A store 150 ms away: one with no limit makes the client grow its
 // requests in flight past the 8 it starts with; a development store
-// (25 requests/s) never lets it, so that the approach to its limit governs
-// there (see likelyLimits). (Its share of 429s, 3.3-3.6% in
-// BenchmarkFarStore with the courteous start the approach replaced, reached
-// 5.6% once under the race detector on a loaded machine; it is logged
-// here, and held at 5% in TestStoresRefuseFewRequests.)
+// (25 requests/s) never lets it, so that the courteous start governs there
+// as it did before the growth. (Its share of 429s, 3.3-3.6% in
+// BenchmarkFarStore, is the courteous start's, with or without the growth;
+// under the race detector on a loaded machine it reached 5.6% once, and is
+// logged here rather than held.)
 func TestFarStores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lists 20,000 orders at a development store's pace: 9 s")
