@@ -337,7 +337,7 @@ func TestDiagnosticsWhatANewUserMeets(t *testing.T) {
 			"Check base_url (or the COMMERCE_BASE_URL environment variable)"},
 		not: []string{"client_secret", "client_id", "auth_url"},
 		logs: []string{`"@level":"warn","@message":"request got no usable answer; retrying"`,
-			`"@message":"listing finished: `, `"retries":1`, `"requests":2`},
+			`"@message":"listing stopped: `, `"retries":1`, `"requests":2`},
 	}, {
 		name:     "wrong secret",
 		provider: creds("not-the-secret", map[string]tftypes.Value{"base_url": str(srv.URL())}),
