@@ -440,8 +440,12 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 	inPass := map[string]struct{}{}
 	boundKey := ""
 	// A record already handed out never comes again past the last sort
-	// value handed out, in an order no update changes.
-	handedTo := w.out.tieKey
+	// value handed out, in an order no update changes (where the pass
+	// goes by the sink's own order: a tie group's pass goes by id).
+	handedTo := ""
+	if key == w.out.key {
+		handedTo = w.out.tieKey
+	}
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
