@@ -470,6 +470,18 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	}
 }
 
+// requestTimeout is the matrix's request_timeout, and stall a stalled
+// answer, which outlasts it. The timeout also covers a request's wait for
+// the rate budget (internal/client's budgetTransport sits inside the
+// attempt): after 429s with Retry-After that wait reached 2 s, and six
+// attempts in a row timed out without a stall among them (seed 145,
+// on a loaded machine), a bound of the client's that the matrix leaves
+// to its own tests.
+const (
+	requestTimeout = 5 * time.Second
+	stall          = 6 * time.Second
+)
+
 // newMatrixClient is the transport to srv as the provider configures it,
 // with short back-offs and a request timeout that a stall outlasts.
 func newMatrixClient(t testing.TB, srv *emulator.Server) *client.Client {
@@ -477,7 +489,7 @@ func newMatrixClient(t testing.TB, srv *emulator.Server) *client.Client {
 	cl, err := client.New(client.Config{
 		BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret,
 		MaxRetries: client.DefaultMaxRetries, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond,
-		RequestTimeout: 2 * time.Second,
+		RequestTimeout: requestTimeout,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -592,7 +604,7 @@ func (w *writer) fault(c matrixCase, path string) emulator.FaultFunc {
 		case "429-retry-after":
 			return &emulator.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1"}
 		case "stall":
-			return &emulator.Fault{Delay: 2500 * time.Millisecond, Status: http.StatusServiceUnavailable}
+			return &emulator.Fault{Delay: stall, Status: http.StatusServiceUnavailable}
 		case "cut":
 			return &emulator.Fault{Truncate: true}
 		case "reset":
