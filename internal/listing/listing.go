@@ -432,20 +432,7 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 // count says. ended says the pass handed out its last record and saw
 // nothing follows. Traversal goroutine.
 func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (next filter.Expr, done, ended bool, err error) {
-	// Each page starts with the last sort value of the page before, so
-	// the records of that value come again; any other id that comes
-	// twice in the pass, in an order no update changes, is the service's
-	// error, which the sink's deduplication would hide (and lose a record
-	// with).
-	inPass := map[string]struct{}{}
-	boundKey := ""
-	// A record already handed out never comes again past the last sort
-	// value handed out, in an order no update changes (where the pass
-	// goes by the sink's own order: a tie group's pass goes by id).
-	handedTo := ""
-	if key == w.out.key {
-		handedTo = w.out.tieKey
-	}
+	pass := w.newKeysetPass(key)
 	for covered := 0; covered < w.windowCap; {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
@@ -459,17 +446,8 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 			return nil, false, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
 		}
 		covered += len(p.Records)
-		short := len(p.Records) < w.pageSize
-		for j, rec := range p.Records {
-			if err := w.onceInPass(inPass, key, boundKey, handedTo, rec, expr); err != nil {
-				return nil, false, false, err
-			}
-			if done, err := w.out.accept(rec); done || err != nil {
-				return nil, done, done && short && j == len(p.Records)-1, err
-			}
-		}
-		if short {
-			return nil, true, true, nil
+		if done, ended, err := w.acceptKeysetPage(pass, p.Records, expr); done || ended || err != nil {
+			return nil, done, ended, err
 		}
 		firstKey, err := keyOf(key, p.Records[0])
 		if err != nil {
@@ -480,7 +458,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 			return nil, false, false, err
 		}
 		if firstKey != lastKey {
-			bound, boundKey = key.from(lastKey), lastKey
+			bound, pass.boundKey = key.from(lastKey), lastKey
 			continue
 		}
 		// A tie group fills the page: list it on its own, then go on
@@ -489,9 +467,49 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 		if done || err != nil {
 			return nil, done, false, err
 		}
-		bound, boundKey = after, ""
+		bound, pass.boundKey = after, ""
 	}
 	return bound, false, false, nil
+}
+
+// keysetPass is what a keyset pass remembers to tell a repeated record
+// from one the service gave twice. Each page starts with the last sort
+// value of the page before (boundKey), so the records of that value come
+// again; any other id that comes twice in the pass (inPass), in an order
+// no update changes, is the service's error, which the sink's
+// deduplication would hide (and lose a record with). And a record already
+// handed out never comes again past the last sort value handed out when
+// the pass began (handedTo), where the pass goes by the sink's own order
+// (a tie group's pass goes by id).
+type keysetPass struct {
+	key                sortKey
+	inPass             map[string]struct{}
+	boundKey, handedTo string
+}
+
+func (w *walk[T]) newKeysetPass(key sortKey) *keysetPass {
+	pass := &keysetPass{key: key, inPass: map[string]struct{}{}}
+	if key == w.out.key {
+		pass.handedTo = w.out.tieKey
+	}
+	return pass
+}
+
+// acceptKeysetPage hands a keyset page's records to the sink. done: the
+// sink has enough, or the page was short, which ends the pass; ended: the
+// pass handed out its last record and saw nothing follows. Traversal
+// goroutine.
+func (w *walk[T]) acceptKeysetPage(pass *keysetPass, recs []T, sent string) (done, ended bool, err error) {
+	short := len(recs) < w.pageSize
+	for j, rec := range recs {
+		if err := w.onceInPass(pass.inPass, pass.key, pass.boundKey, pass.handedTo, rec, sent); err != nil {
+			return false, false, err
+		}
+		if done, err := w.out.accept(rec); done || err != nil {
+			return done, done && short && j == len(recs)-1, err
+		}
+	}
+	return short, short, nil
 }
 
 // onceInPass checks, where the sort value cannot change (an update moves
