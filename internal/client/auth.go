@@ -29,6 +29,7 @@ import (
 type tokenManager struct {
 	cfg     clientcredentials.Config
 	http    *http.Client
+	timeout time.Duration // request_timeout, of one attempt once the budget let it go
 	retries *retrier
 	log     Logger
 
@@ -77,6 +78,7 @@ func newTokenManager(c Config, httpClient *http.Client, retries *retrier) *token
 			AuthStyle: oauth2.AuthStyleInParams,
 		},
 		http:     httpClient,
+		timeout:  c.RequestTimeout,
 		retries:  retries,
 		log:      c.Logger,
 		fetching: make(chan struct{}, 1),
@@ -224,8 +226,19 @@ func (m *tokenManager) fetch(ctx context.Context) (AccessToken, int, error) {
 // try is one token request: the token and its generation, or what went
 // wrong, in the service's own words.
 func (m *tokenManager) try(ctx context.Context, attempt int) (AccessToken, int, tryResult) {
+	// The budget first, then request_timeout, as for every resource
+	// request (Client.attempt).
+	admitted, err := m.retries.budget.admit(ctx)
+	if err != nil {
+		return AccessToken{}, 0, tryResult{err: err}
+	}
+	actx, cancel := context.WithTimeout(admitted, m.timeout)
+	defer cancel()
 	start := time.Now()
-	tok, err := m.cfg.Token(ctx)
+	tok, err := m.cfg.Token(actx)
+	if err != nil && ctx.Err() == nil && actx.Err() != nil {
+		err = fmt.Errorf("no complete answer within request_timeout (%s): %w", m.timeout, err)
+	}
 	if err == nil {
 		gen := m.store(tok, start)
 		m.log.Debug(ctx, "obtained access token", map[string]any{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -104,6 +105,39 @@ func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLi
 		// exceeded even for a moment; the store's window is short.
 		limiter: rate.NewLimiter(limit, 1),
 	}
+}
+
+// admit holds a request back until the budget lets it go, before the
+// request is built: the caller starts the attempt's request_timeout on the
+// context admit returns, so that the timeout counts the time on the wire,
+// not the time spent waiting for the store's rate limit (the caller's own
+// context bounds that wait). budgetTransport sends a request whose context
+// carries an admission at once, and waits itself for any other (a
+// redirect's).
+func (b *budget) admit(ctx context.Context) (context.Context, error) {
+	sent, err := b.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return context.WithValue(ctx, admissionKey{}, &admission{sent: sent}), nil
+}
+
+// admission is one request let go by the budget; used once.
+type admission struct {
+	sent time.Time
+	used atomic.Bool
+}
+
+type admissionKey struct{}
+
+// admitted returns when the budget let ctx's request go, if admit did and
+// no request has used its admission yet.
+func admitted(ctx context.Context) (time.Time, bool) {
+	a, _ := ctx.Value(admissionKey{}).(*admission)
+	if a == nil || !a.used.CompareAndSwap(false, true) {
+		return time.Time{}, false
+	}
+	return a.sent, true
 }
 
 // wait holds a request back until the budget lets it go, and counts it as

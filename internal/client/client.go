@@ -53,10 +53,11 @@ func New(cfg Config) (*Client, error) {
 	base := &http.Client{Transport: userAgent{cfg.UserAgent, budgetTransport{budget, transport}}}
 
 	retries := &retrier{policy: policy, budget: budget, log: cfg.Logger}
-	// The token request gets the same per-attempt timeout as every other.
-	// It reads the token's fields at the top level or inside data, the two
-	// shapes the vendor documents (auth.go).
-	tokenHTTP := &http.Client{Transport: tokenShape{base.Transport}, Timeout: cfg.RequestTimeout}
+	// The token request gets the same per-attempt timeout as every other,
+	// started once the budget lets it go (tokenManager.try). It reads the
+	// token's fields at the top level or inside data, the two shapes the
+	// vendor documents (auth.go).
+	tokenHTTP := &http.Client{Transport: tokenShape{base.Transport}}
 	return &Client{
 		cfg:      cfg,
 		http:     base,
@@ -122,7 +123,13 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	if err != nil {
 		return tryResult{err: err}
 	}
-	actx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	// The budget first, then request_timeout: the timeout bounds the
+	// attempt on the wire, not its wait for the store's rate limit.
+	admitted, err := c.budget.admit(ctx)
+	if err != nil {
+		return tryResult{gen: gen, err: err}
+	}
+	actx, cancel := context.WithTimeout(admitted, c.cfg.RequestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, target, nil)
 	if err != nil {
@@ -249,7 +256,11 @@ type budgetTransport struct {
 }
 
 func (t budgetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	sent, err := t.budget.wait(r.Context())
+	sent, ok := admitted(r.Context())
+	var err error
+	if !ok {
+		sent, err = t.budget.wait(r.Context())
+	}
 	if err != nil {
 		if r.Body != nil {
 			r.Body.Close() // a RoundTripper closes the body, even on error

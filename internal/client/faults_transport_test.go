@@ -162,3 +162,45 @@ func TestFaultSlowerThanRequestTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestRequestTimeoutStartsOnceBudgetAdmits: request_timeout bounds an
+// attempt from when the budget lets it go, not its wait for the store's
+// rate limit. At a rate_limit of 2 requests/s with the budget's next
+// second already spent, the token request and then a resource request
+// each wait about half a second, longer than request_timeout, and still
+// succeed with no retry; before, each timed out having never been sent.
+func TestRequestTimeoutStartsOnceBudgetAdmits(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	srv := emulatortest.Start(t, emulator.Options{Orders: 10})
+	c := newClient(t, srv, func(c *testConfig) { c.RateLimit = 2; c.RequestTimeout = timeout; c.MaxRetries = 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	spend := func() {
+		t.Helper()
+		for range 2 {
+			if _, err := c.budget.wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	start := time.Now()
+	spend()
+	if err := c.Authenticate(ctx); err != nil {
+		t.Fatalf("the token request waited for the budget and failed: %v", err)
+	}
+	spend()
+	err := c.Get(ctx, commerce.Orders.Path, nil, func([]byte) error { return nil })
+	if err != nil {
+		t.Fatalf("the request waited for the budget and failed: %v", err)
+	}
+	// Six requests at 2/s: five gaps of half a second.
+	if d := time.Since(start); d < 2*time.Second {
+		t.Errorf("took %v; the budget should have held the requests back for 2.5 s", d)
+	}
+	if n := c.Requests(); n != 1 {
+		t.Errorf("resource requests sent = %d, want 1", n)
+	}
+	if st := srv.Stats(); st.StatusCounts[http.StatusOK] != 2 {
+		t.Errorf("answers 200 = %d, want 2 (the token and the page)", st.StatusCounts[http.StatusOK])
+	}
+}
