@@ -23,6 +23,8 @@
 //     and the keyset windows with the tie groups they cannot split;
 //   - the other strategies, one file each: rangecut.go (offset pages in
 //     the service's own order, cut into ranges above the offset limit),
+//     idcut.go (ranges of id, each held by one answer, where no range
+//     attribute cuts a listing or a tie group the service cannot sort),
 //     providersort.go (every record, then sorted here), catchup.go (the
 //     records sort -updated_at moved behind the position read);
 //   - plan.go: one read planned once (Plan: the sort, a long in() in

@@ -578,8 +578,10 @@ func (w *walk[T]) afterTieGroup(ctx context.Context, base filter.Parsed, key sor
 
 // listTieGroup lists the records of base whose sort value is tieKey, more
 // than unit (a window or a page) holds, so that no bound on key tells them
-// apart: by id where the service sorts and bounds ids, else in windows of
-// the range attribute and sorted here by id, else not at all. Traversal
+// apart: by id where the service sorts and bounds ids; else read whole and
+// sorted here by id, in spans of ids where the service bounds them (which
+// holds whatever order it gives ties in), else in windows of the range
+// attribute, else by offset pages, which reach the offset limit. Traversal
 // goroutine.
 func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sortKey, tieKey, unit string) error {
 	tie, _, err := w.narrowed(base, key.equal(tieKey), key.param(),
@@ -587,22 +589,21 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sort
 	if err != nil {
 		return err
 	}
-	r := w.kind.Endpoint
-	if r.KeysetCapable(idKey.attr) && !w.e.sortUnusable(r.Path) {
-		return w.traverse(ctx, tie, idKey)
-	}
-	if r.RangeAttribute == "" {
-		return &UnlistableError{Endpoint: r.Name, Total: max(w.stats.Count.Hint(), commerce.OffsetLimit+1), OffsetLimit: commerce.OffsetLimit,
-			Reason: fmt.Sprintf("more than %d %s have %s %s, and the service cannot sort or cut them any finer", commerce.OffsetLimit, r.Name, key.attr, tieKey),
-			Fix:    "narrow the filter so that fewer records share one " + key.attr}
+	if sorted, err := w.listTieGroupByID(ctx, tie); sorted || err != nil {
+		return err
 	}
 	// The group is read whole, whatever the limit: which of its records
 	// come first is known only once they are sorted by id.
 	var group []T
-	err = w.listUnsorted(ctx, tie, func(rec T) (bool, error) {
+	collect := func(rec T) (bool, error) {
 		group = append(group, rec)
 		return false, nil
-	})
+	}
+	if w.idsRanged() {
+		err = w.listByIDSpans(ctx, tie, collect)
+	} else {
+		err = w.listUnsorted(ctx, tie, collect)
+	}
 	if err != nil {
 		return err
 	}
@@ -615,4 +616,41 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sort
 		}
 	}
 	return nil
+}
+
+// listTieGroupByID lists tie by id where the service sorts and bounds ids,
+// as far as it knows. One that ignores sort=id shows it on the group's
+// first page, before anything is handed out; one that refuses it answers
+// that page with an error: the endpoint is marked, and sorted is false, for
+// the caller to read the group another way. Traversal goroutine.
+func (w *walk[T]) listTieGroupByID(ctx context.Context, tie filter.Parsed) (sorted bool, err error) {
+	r := w.kind.Endpoint
+	if !r.KeysetCapable(idKey.attr) || w.e.sortUnusable(r.Path) {
+		return false, nil
+	}
+	win, err := w.open(ctx, tie, idKey, nil)
+	if err != nil {
+		return false, err
+	}
+	r0, err := win.firstPage(ctx)
+	cause, refused := sortRefusal(err)
+	switch {
+	case refused:
+	case err != nil:
+		return false, w.offsetLimitErrorFor(err, win)
+	default:
+		if cause = disorder(idKey, r0.page.Records); cause == "" {
+			return true, w.traverseFrom(ctx, win, false)
+		}
+		cause = "it ignored sort=" + idKey.param() + ": " + cause
+	}
+	win.cancel()
+	w.e.markSortUnusable(ctx, r.Path, idKey.param(), cause)
+	return false, nil
+}
+
+// idsRanged reports whether the endpoint filters ids by range.
+func (w *walk[T]) idsRanged() bool {
+	f, ok := w.kind.Filters[idKey.attr]
+	return ok && f.Ranged()
 }

@@ -15,7 +15,8 @@ import (
 // Range cuts, for endpoints that cannot sort (or a tie group they cannot
 // break): offset pages in the service's own order, and above the offset
 // limit windows bounded by a span of the range attribute, cut until each
-// fits under it. Records go to a deliver func in the service's order: the
+// fits under it. An endpoint without a range attribute that bounds ids is
+// cut by ids instead (idcut.go), also where offsets shift under writes. Records go to a deliver func in the service's order: the
 // caller sorts them (sortHere, listTieGroup), so every window is read whole.
 
 // span is a half-open range [lo, hi) of the range attribute; nil bounds are
@@ -135,6 +136,11 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 				size = w.windowCap + 1
 			case !errors.Is(err, errWindowChanged):
 				return w.offsetLimitErrorFor(err, win)
+			case attr == "" && w.idsRanged():
+				// Offsets shifted, and no range attribute cuts the span:
+				// spans of ids, which one answer each holds, do.
+				win.cancel()
+				return w.listByIDSpans(ctx, base, deliver)
 			case attr == "" || sp.single():
 				// Nothing cuts the span finer: read it again, a few times.
 				win.cancel()
@@ -200,6 +206,11 @@ type cutBy[T commerce.Record] struct {
 func (w *walk[T]) listCut(ctx context.Context, base filter.Parsed, sp rangeSpan, by cutBy[T], deliver func(T) (bool, error)) error {
 	attr := w.kind.RangeAttribute
 	p0, size, target := by.sample, by.size, by.target
+	if attr == "" && w.idsRanged() {
+		// More than offsets reach, or a span that offsets cannot read
+		// whole: spans of ids cut it.
+		return w.listByIDSpans(ctx, base, deliver)
+	}
 	if attr == "" {
 		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
 			Reason: fmt.Sprintf("%s records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
