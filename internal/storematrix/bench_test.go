@@ -53,7 +53,7 @@ func BenchmarkReadWithWrites(b *testing.B) {
 			r := reads.New(e, reads.Options{})
 			var requests, misplaced int
 			for b.Loop() {
-				before := snapshot(b, srv, "accounts", "", "created_at")
+				before := snapshot(b, srv, "accounts", "", "created_at", nil)
 				var ids []string
 				res, err := reads.Read(context.Background(), r, commerce.Accounts, listing.Query{Sort: "created_at"},
 					listing.Reader[commerce.Account]{Emit: func(a commerce.Account) error { ids = append(ids, a.ID); return nil }})

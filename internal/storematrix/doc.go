@@ -3,12 +3,13 @@
 // counting methods, ties in a stable or varying order, writes during the
 // read, tokens that die young, 429s, 5xx, stalls, cut bodies, latency,
 // rate limits, endpoints that cannot sort or ignore sort=) and reads of
-// them (filters, every sort, max_results, page sizes, lookups, the cache
-// across a history of plans, reads sharing a listing), and checks each
-// read against the provider's promise: every record present from the
-// read's start to its end is listed once, nothing that never existed is,
-// in the order asked, with the total as documented; or the read fails for
-// a reason no client could overcome, which the test names.
+// them (filters, where items with values that need quoting, every sort,
+// max_results, page sizes, lookups, the cache across a history of plans,
+// reads sharing a listing), and checks each read against the provider's
+// promise: every record present from the read's start to its end is
+// listed once, nothing that never existed is, in the order asked, with
+// the total as documented; or the read fails for a reason no client could
+// overcome, which the test names.
 //
 // It sits above internal/reads, the layer the provider's data sources
 // call, with a real transport to a real emulator: what it checks is what
