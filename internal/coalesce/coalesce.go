@@ -34,21 +34,7 @@
 // nothing Terraform sends before that validation says that it will come.
 // It costs the requests the stopped work had sent: as a rule its first,
 // whose answer it had not handed out. A read that arrives once the work
-// has handed something out opens a call of its own (Do says so:
-// OpenedLate).
-//
-// No rule of this package can serve that read from the work under way,
-// or from one that has ended: the provider sees the same calls (the
-// read's validation and the read, while the work runs or after it) in a
-// plan, where nothing is written between two reads, as in an apply where
-// the read depends on a write another provider made after the work
-// started. An answer to a request sent before a read arrived can serve it
-// only once a request sent after it shows that nothing changed: the
-// caller's business (internal/reads checks a listing so, later.go). So a
-// read that arrives after a work's first request was sent costs at least
-// one request more than the work alone, however it is served; against a
-// store in process and a busy machine, Terraform sends such reads in about
-// one walk in three.
+// has handed something out lists on its own (Do says so: OpenedLate).
 //
 // Why it is safe: the work a read gets starts after the read arrived
 // (gathered), or after it and every reader it is shared with arrived

@@ -66,9 +66,8 @@ output "ids" {
 // second account:
 //
 //   - once the listing has handed out records (its first page; the second
-//     is held), "after" waits for it to end, the store's count shows the
-//     second account, and "after" lists on its own; "before" misses the
-//     second account, as it may: it did not depend on it;
+//     is held), "after" lists on its own, and "before" misses the second
+//     account, as it may: it did not depend on it;
 //   - while the listing has handed out nothing (its only page is held),
 //     "after" takes it over: a new listing serves both, and both see the
 //     second account.
@@ -226,10 +225,9 @@ func (r *writtenAccount) Delete(ctx context.Context, req resource.DeleteRequest,
 // Four data sources with one filter that keep different things (the
 // records, the records with JSON, the ids only, the first 7) share one
 // listing through Terraform, however long the machine takes to send the
-// reads: the listing waits for every read Terraform validated, a read
+// reads: the listing waits for every read Terraform validated, and a read
 // Terraform validates once the others have come takes the listing over
-// while it has handed nothing out, and after that gets its records once
-// the store shows the list unchanged; none of it looks at a clock.
+// while it has handed nothing out; neither looks at a clock.
 func TestAccSharedListingOfFourReads(t *testing.T) {
 	const filter = "ge(created_at,2024-01-01T00:00:00Z)"
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1, Latency: storeLatency})
@@ -265,21 +263,12 @@ data "commerce_accounts" "first" {
 }
 
 // storeLatency is the sharing tests' store's round trip, the benchmarks'
-// (a real store is farther). It matters: Terraform sometimes validates and
-// reads one data source before the next (in about one walk in three on a
-// busy 2-core machine), and that late read costs at least one request more
-// than the listing, however it is served, since the provider cannot tell
-// it from a read in an apply that depends on a write. At 20 ms the listing
-// has as a rule handed nothing out by then, and the late read takes it
-// over for the one request it had sent. With the store in process and no
-// latency the listing has often handed out records or ended: the late read
-// then gets its records once a count and the changes show the list
-// unchanged (two requests, internal/reads later.go), or lists on its own
-// where it keeps the JSON and the listing did not fetch it. Two such walks
-// in a test's three put it over 1.1 times one listing's requests: ten runs
-// beside another go test sent 33–38 list requests for six instances and
-// 33–45 for four data sources, where one sends 33, 4 runs in 10 over 1.1
-// times (5 in 10, up to 47, before the check).
+// (a real store is farther). It matters: a read that Terraform validates
+// once the others have come takes their listing over only while the
+// listing has handed nothing out, which is at least the first answer's
+// round trip. With the store in process and no latency, the first answer
+// came back before Terraform validated the late read in up to one walk in
+// six on a busy 2-core machine, and that read listed on its own.
 const storeLatency = 20 * time.Millisecond
 
 // readWalks returns a function that applies config with its checks on the
@@ -309,11 +298,9 @@ func readWalks(t *testing.T, srv *emulator.Server) func(config string, checks ..
 // Terraform validated them together. In a walk where Terraform validated a
 // read only once every other had come, the listing may have started
 // without it: the read takes it over if the listing has handed nothing out
-// yet (the requests it had sent, as a rule one), else it gets the
-// listing's records once a count and the changes show the list unchanged
-// (two requests); it cannot be served for nothing, since the provider
-// cannot tell such a walk from an apply where the late read depends on a
-// write. The test says how many walks went so, and what each cost.
+// yet, else it must list on its own (the provider cannot tell such a walk
+// from an apply, where the late read may depend on a write). The test says
+// how many walks went so, and what each cost.
 func checkWalks(t *testing.T, what string, one, shared []walk) {
 	t.Helper()
 	listing := one[0].requests

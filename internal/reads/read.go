@@ -24,10 +24,8 @@ import (
 // read in full by the engine.
 //
 // A read that arrives once a listing has handed out records never joins
-// it: it may depend on a write that listing cannot have seen. It gets that
-// listing's records only once the store shows, by requests sent after it
-// arrived, that nothing changed (later.go), else it lists on its own; it
-// says which at DEBUG.
+// it: it may depend on a write that listing cannot have seen. It lists on
+// its own, and says so at DEBUG.
 func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T], q listing.Query, to listing.Reader[T]) (Result, error) {
 	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
@@ -46,10 +44,6 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 	case coalesce.Shared:
 		r.log.Debug(ctx, "served by another read's listing, which was starting when this one arrived", fields)
 	case coalesce.OpenedLate:
-		if out.again {
-			r.log.Debug(ctx, "served by an earlier listing of the same list, which two requests sent after this read arrived showed unchanged: the listing had handed out records when it arrived, and a read that arrives later may depend on a write that listing cannot have seen", fields)
-			break
-		}
 		r.log.Debug(ctx, "listed on its own: a listing of the same list had already started when this read arrived, and a read that arrives later may depend on a write that listing cannot have seen", fields)
 	}
 	total, known := out.stats.TotalFor(q, me.listed)
@@ -71,10 +65,7 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 // coalesce.Commit before the first record) and a new one serves its
 // readers and the newcomer, at the cost of the requests it had sent. None
 // joins once the listing has handed out a record (a read that depends on
-// a write must not get a listing from before it): such a read waits for
-// the listing to end, and gets its records once two requests sent after
-// it arrived show that the list has not changed (later.go); otherwise it
-// lists on its own.
+// a write must not get a listing from before it).
 //
 // The listing fetches what its readers need together: every record any of
 // them keeps (the largest max_results, or all), with JSON if any of them
@@ -114,46 +105,7 @@ func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[
 	}
 	need := l.Need(keep)
 	start := time.Now()
-	to := fanOut(readers, func() bool { return coalesce.Commit(ctx) })
-	name := l.Name()
-	// A listing of the same list under way started before this one's
-	// readers arrived: its records serve them once the store shows
-	// nothing changed (later.go).
-	r.later.wait(ctx, name, need.IncludeJSON)
-	spent := 0
-	if k := r.later.get(name); k != nil && (k.withJSON || !need.IncludeJSON) {
-		recs, checked, checkErr := unchanged(ctx, l, k)
-		st := runStats{Stats: checked}
-		if recs != nil && checkErr == nil {
-			err := replay(recs, to)
-			if !coalesce.Commit(ctx) {
-				return sharedRun{stats: st, err: errTakenOver}
-			}
-			r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start), err)
-			return sharedRun{stats: st, err: err, again: true}
-		}
-		// Changed, or not shown unchanged (a request that failed
-		// included): a listing of its own tells.
-		spent = st.Pages
-	}
-	var rec recorder[T]
-	if keepable(l, need) {
-		rec.withJSON = need.IncludeJSON
-		rec.u = r.later.begin(name, need.IncludeJSON)
-		to = rec.wrap(to)
-	} else {
-		rec.spoil()
-	}
-	st, err := run(ctx, r, l, need, to)
-	st.Pages += spent
-	if err == nil && coalesce.Commit(ctx) {
-		if k := rec.kept(st.Stats, time.Since(start)); k != nil {
-			r.later.keep(name, k)
-		}
-	}
-	if rec.u != nil {
-		r.later.end(name, rec.u)
-	}
+	st, err := run(ctx, r, l, need, fanOut(readers, func() bool { return coalesce.Commit(ctx) }))
 	if !coalesce.Commit(ctx) {
 		r.log.Debug(ctx, "listing left for a new one: a read of the same list came before it handed out a record", map[string]any{
 			"resource": l.Kind().Name, "page_requests": st.Pages,
@@ -162,16 +114,6 @@ func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[
 	}
 	r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start), err)
 	return sharedRun{stats: st, err: err}
-}
-
-// replay hands recs to to, in their order, as a listing would.
-func replay[T commerce.Record](recs []T, to listing.Reader[T]) error {
-	for _, rec := range recs {
-		if err := to.Emit(rec); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // errTakenOver stops a listing that a read of the same list took over: its
@@ -277,9 +219,6 @@ func (r *Reads) logFinished(ctx context.Context, resource string, st runStats, r
 	}
 	msg := fmt.Sprintf("listing finished: %d %s in %d requests", st.Listed, resource, st.Pages)
 	fields["total"] = st.Total
-	if st.Strategy == strategyLater {
-		msg += ", " + strategyLater
-	}
 	switch st.Cache {
 	case cacheRefreshed:
 		msg += ", refreshed from the cache: " + changesText(st)

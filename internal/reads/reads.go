@@ -40,9 +40,6 @@ type Reads struct {
 	snapshots Snapshots
 	// shared lets the reads that need one listing share it.
 	shared coalesce.Group[any, sharedRun]
-	// later serves a read that came too late to share a listing from
-	// that listing's records, once the store shows nothing changed.
-	later later
 }
 
 // New serves reads on e.
@@ -118,9 +115,6 @@ const (
 type sharedRun struct {
 	stats runStats
 	err   error
-	// again: an earlier listing's records, checked unchanged, served the
-	// readers (later.go).
-	again bool
 }
 
 type nopLogger struct{}

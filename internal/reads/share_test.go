@@ -91,9 +91,7 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	}
 	separately := srv.Stats().ListRequests["accounts"]
 	srv.ResetStats()
-	// A new configuration: the reads one by one above left their
-	// listings kept for later reads (later.go).
-	together := readTogether(newReads(t, srv), commerce.Accounts, qs, nil)
+	together := readTogether(r, commerce.Accounts, qs, nil)
 	sent := srv.Stats().ListRequests["accounts"]
 	t.Logf("list requests: %d read one by one, %d together", separately, sent)
 	// 1,000 accounts fill 10 pages; an 11th, empty, shows the end.
