@@ -383,14 +383,17 @@ func whereFilterTerms(ctx context.Context, where types.List, r *commerce.Endpoin
 		diags.Append(obj.As(ctx, &w, objectAsOptions)...)
 		term, termKnown, tdiags := whereTerm(p, w)
 		diags.Append(tdiags...)
+		if tdiags.HasError() {
+			continue
+		}
+		if term.Attribute != "" {
+			// With its value unknown, the attribute and operator alone.
+			diags.Append(checkTerm(wherePaths(p, term.Op), term, whereItemText(w), r, func() string { return whereExample(example) })...)
+		}
 		if !termKnown {
 			known = false
 			continue
 		}
-		if tdiags.HasError() {
-			continue
-		}
-		diags.Append(checkTerm(wherePaths(p, term.Op), term, whereItemText(w), r, func() string { return whereExample(example) })...)
 		terms = append(terms, term)
 	}
 	return terms, known, diags
@@ -462,18 +465,39 @@ func wherePaths(p path.Path, op filter.Op) termPaths {
 	return termPaths{at: p, attribute: p.AtName("attribute").String(), op: p.AtName("op").String(), value: value}
 }
 
+// shownValues is how many of a where element's values a message shows:
+// the element is named by its index, and 200 names in a message bury
+// what it says.
+const shownValues = 3
+
 // whereItemText is a where element as the user wrote it, for messages.
 func whereItemText(w whereModel) string {
 	parts := []string{"attribute = " + strconv.Quote(w.Attribute.ValueString()), "op = " + strconv.Quote(w.Op.ValueString())}
-	if !w.Value.IsNull() {
-		parts = append(parts, "value = "+strconv.Quote(w.Value.ValueString()))
+	quoted := func(s types.String) string {
+		if s.IsUnknown() {
+			return "(known after apply)"
+		}
+		return strconv.Quote(s.ValueString())
 	}
-	if !w.Values.IsNull() {
+	switch {
+	case w.Value.IsUnknown():
+		parts = append(parts, "value = (known after apply)")
+	case !w.Value.IsNull():
+		parts = append(parts, "value = "+quoted(w.Value))
+	}
+	switch {
+	case w.Values.IsUnknown():
+		parts = append(parts, "values = (known after apply)")
+	case !w.Values.IsNull():
 		var vs []string
-		for _, v := range w.Values.Elements() {
+		elems := w.Values.Elements()
+		for _, v := range elems[:min(len(elems), shownValues)] {
 			if s, ok := v.(types.String); ok {
-				vs = append(vs, strconv.Quote(s.ValueString()))
+				vs = append(vs, quoted(s))
 			}
+		}
+		if more := len(elems) - shownValues; more > 0 {
+			vs = append(vs, fmt.Sprintf("… %d more", more))
 		}
 		parts = append(parts, "values = ["+strings.Join(vs, ", ")+"]")
 	}
@@ -525,9 +549,14 @@ func checkTerm(ps termPaths, t filter.Term, shown string, r *commerce.Endpoint, 
 		return diags
 	}
 	if !fa.Allows(t.Op) {
+		instead := ""
+		if t.Op == filter.In && fa.Allows(filter.Eq) {
+			instead = fmt.Sprintf(" For several values of %s, read one data source per value (for_each over the values, eq), "+
+				"or list once and pick them in HCL: the guide \"Look up ids in HCL\" weighs the two.", t.Attribute)
+		}
 		diags.AddAttributeError(ps.at, "Operator not supported on this attribute",
-			fmt.Sprintf("%s: %s: the service filters %s %s with %s only, not with %s.\n\nExample: %s",
-				ps.op, shown, r.Name, t.Attribute, fa.OpNames(), t.Op, example()))
+			fmt.Sprintf("%s: %s: the service filters %s %s with %s only, not with %s.%s\n\nExample: %s",
+				ps.op, shown, r.Name, t.Attribute, fa.OpNames(), t.Op, instead, example()))
 		return diags
 	}
 	for i, v := range t.Values {
@@ -586,8 +615,12 @@ type whereModel struct {
 // whereTerm builds the filter term of one where element, quoting values so
 // that any text (commas, parentheses, quotes, non-ASCII) reaches the service
 // exactly. known is false when a part is unknown at plan time.
+//
+// When only the value is unknown (it comes from a variable or another
+// resource), term holds the attribute and operator alone, checked: the
+// literals a user wrote are checked at validate whatever the value.
 func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags diag.Diagnostics) {
-	if w.Attribute.IsUnknown() || w.Op.IsUnknown() || w.Value.IsUnknown() || w.Values.IsUnknown() {
+	if w.Attribute.IsUnknown() || w.Op.IsUnknown() {
 		return term, false, nil
 	}
 	op := filter.Op(w.Op.ValueString())
@@ -599,11 +632,19 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 				p.AtName("op"), w.Op.ValueString(), didYouMean(filter.SuggestOp(w.Op.ValueString())), opNames()))
 		return term, true, diags
 	}
+	if !filter.ValidAttribute(w.Attribute.ValueString()) {
+		diags.AddAttributeError(p, "Invalid where attribute",
+			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _, dots and -, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
+		return term, true, diags
+	}
+	if valueUnknown(w) {
+		return filter.Term{Op: op, Attribute: w.Attribute.ValueString()}, false, nil
+	}
 	var values []string
 	if !w.Values.IsNull() {
 		for i, v := range w.Values.Elements() {
 			s, ok := v.(types.String)
-			if !ok || s.IsUnknown() {
+			if !ok {
 				return term, false, nil
 			}
 			if s.IsNull() {
@@ -634,15 +675,21 @@ func whereTerm(p path.Path, w whereModel) (term filter.Term, known bool, diags d
 	if op != filter.In {
 		values = []string{w.Value.ValueString()}
 	}
-	term = filter.NewTerm(op, w.Attribute.ValueString(), values...)
-	// The attribute name is the one part quoting cannot make safe; it is
-	// checked alone, so that a long in() is reported as too long, not as a
-	// bad name.
-	if !filter.ValidAttribute(term.Attribute) {
-		diags.AddAttributeError(p, "Invalid where attribute",
-			fmt.Sprintf("%s is %q; an attribute name starts with a letter or _ and holds only letters, digits, _, dots and -, e.g. \"email\".", p.AtName("attribute"), w.Attribute.ValueString()))
+	return filter.NewTerm(op, w.Attribute.ValueString(), values...), true, diags
+}
+
+// valueUnknown is whether a where element's value, or any of its values,
+// is known only at apply.
+func valueUnknown(w whereModel) bool {
+	if w.Value.IsUnknown() || w.Values.IsUnknown() {
+		return true
 	}
-	return term, true, diags
+	for _, v := range w.Values.Elements() {
+		if v.IsUnknown() {
+			return true
+		}
+	}
+	return false
 }
 
 // tooManyTerms reports a filter over the service's limit of terms.

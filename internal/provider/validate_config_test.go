@@ -90,6 +90,15 @@ func TestValidateOneDiagnosticPerMistake(t *testing.T) {
 			"where[0]", `where[0].op is "contains", which is not an operator. Use one of`},
 		{"where operator not offered", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("status", "like", "c*"))},
 			"where[1]", "orders status with eq only, not with like"},
+		{"where attribute misspelt, value from a variable", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders",
+			map[string]tftypes.Value{"attribute": str("stauts"), "op": str("eq"), "value": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)})},
+			"where[0]", `where[0].attribute: { attribute = "stauts", op = "eq", value = (known after apply) }: orders cannot be filtered on "stauts"; did you mean "status"?`},
+		{"where operator not offered, values from a variable", "commerce_accounts", map[string]tftypes.Value{"where": whereList(schemas, "commerce_accounts",
+			map[string]tftypes.Value{"attribute": str("name"), "op": str("in"), "values": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, tftypes.UnknownValue)})},
+			"where[0]", "where[0].op: { attribute = \"name\", op = \"in\", values = (known after apply) }: the service filters accounts name with eq, like only, not with in."},
+		{"where operator not offered, 200 values shown as 3", "commerce_accounts", map[string]tftypes.Value{"where": whereList(schemas, "commerce_accounts",
+			map[string]tftypes.Value{"attribute": str("name"), "op": str("in"), "values": manyNames(200)})},
+			"where[0]", `values = ["name 0", "name 1", "name 2", … 197 more] }: the service filters accounts name with eq, like only, not with in. For several values of name, read one data source per value (for_each over the values, eq), or list once and pick them in HCL`},
 		{"where value bad", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("created_at", "ge", "2026-01-01 00:00"))},
 			"where[1]", `where[1].value: { attribute = "created_at", op = "ge", value = "2026-01-01 00:00" }: created_at is a timestamp: "2026-01-01 00:00" is not a timestamp`},
 	}
@@ -114,4 +123,13 @@ func TestValidateOneDiagnosticPerMistake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyNames is a list of n strings, "name 0" to "name n-1".
+func manyNames(n int) tftypes.Value {
+	vals := make([]tftypes.Value, n)
+	for i := range vals {
+		vals[i] = str(fmt.Sprintf("name %d", i))
+	}
+	return tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, vals)
 }
