@@ -40,9 +40,11 @@ func main() {
 type config struct {
 	addr      string
 	readyFile string
-	failRate  float64
-	opts      emulator.Options
-	resources []string // names, in the order the banner counts them
+	// requestLog prints each request to stderr (Options.RequestLines).
+	requestLog bool
+	failRate   float64
+	opts       emulator.Options
+	resources  []string // names, in the order the banner counts them
 }
 
 // resourceFlag is the flags of one resource: its record count and the
@@ -152,6 +154,7 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	fs.StringVar(&f.clientID, "client-id", emulator.DefaultClientID, "accepted client_id")
 	fs.StringVar(&f.clientSecret, "client-secret", emulator.DefaultClientSecret, "accepted client_secret")
 	fs.StringVar(&c.readyFile, "ready-file", "", "write the base URL to this `file` once listening")
+	fs.BoolVar(&c.requestLog, "request-log", false, "print one line per request to stderr: time, number, method, target, status, duration")
 	return f
 }
 
@@ -348,7 +351,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if c.requestLog {
+		c.opts.RequestLines = stderr
+	}
 	s, err := emulator.StartOn(c.addr, c.opts)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w\n%s is taken: an emulator may already run there (one started with `go run … &` keeps running after `kill $!`, which stops only go run; "+
+			"find it with `pgrep -a commerce-emulator`), or pass another -addr (port 0 picks a free one)", err, c.addr)
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"io"
+	"net"
+	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -92,5 +95,46 @@ func TestShellQuote(t *testing.T) {
 	}
 	if strings.Contains(shellQuote("a b"), " ") && !strings.HasPrefix(shellQuote("a b"), "'") {
 		t.Error("space not quoted")
+	}
+}
+
+// TestBusyPortSaysWhy: a second emulator on a taken port names the likely
+// cause, the first one still running.
+func TestBusyPortSaysWhy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = run([]string{"-addr", ln.Addr().String(), "-orders", "1"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "an emulator may already run there") || !strings.Contains(err.Error(), "port 0 picks a free one") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRequestLogPrintsEachRequest: -request-log gives one line a request,
+// with its target as written and its status.
+func TestRequestLogPrintsEachRequest(t *testing.T) {
+	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-request-log"}, io.Discard)
+	if err != nil || !c.requestLog {
+		t.Fatalf("-request-log: %v %+v", err, c)
+	}
+	var lines strings.Builder
+	s := emulator.New(emulator.Options{Orders: 3, RequestLines: &lines})
+	for _, target := range []string{"/v2/orders?page[limit]=2", "/v2/orders?filter=eq(status,nope"} {
+		s.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", target, nil))
+	}
+	got := strings.Split(strings.TrimSuffix(lines.String(), "\n"), "\n")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} #1 GET /v2/orders\?page\[limit\]=2 401 \S+$`),
+		regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} #2 GET /v2/orders\?filter=eq\(status,nope 401 \S+$`),
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), lines.String())
+	}
+	for i, re := range want {
+		if !re.MatchString(got[i]) {
+			t.Errorf("line %d = %q, want %s", i+1, got[i], re)
+		}
 	}
 }

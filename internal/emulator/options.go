@@ -1,6 +1,9 @@
 package emulator
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // Options configure a Server. Zero values take the documented defaults.
 type Options struct {
@@ -116,6 +119,10 @@ type Options struct {
 	// RequestLogSize is the number of recent requests kept in Stats.
 	// Default 10,000; negative keeps none.
 	RequestLogSize int
+	// RequestLines, when set, gets one line per finished request (the
+	// command's -request-log): when it came, method, target, status and
+	// duration, so that a user sees what a plan sent.
+	RequestLines io.Writer
 	// CacheSize is the number of filtered and sorted results kept. Default
 	// 32; negative disables the cache.
 	CacheSize int

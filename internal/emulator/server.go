@@ -67,7 +67,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:  opts,
 		cache: newResultCache(opts.CacheSize),
-		stats: newStatsCollector(opts.RequestLogSize),
+		stats: newStatsCollector(opts.RequestLogSize, opts.RequestLines),
 	}
 	s.tables = make([]*table, len(resources))
 	var wg sync.WaitGroup

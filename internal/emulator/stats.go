@@ -2,9 +2,13 @@ package emulator
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +55,26 @@ type RequestLog struct {
 	Duration  time.Duration
 }
 
+// line is the request as -request-log prints it: time, sequence number,
+// method, target with its query unescaped as a user wrote it, status ("-"
+// for a connection closed without one) and duration.
+func (e RequestLog) line() string {
+	target := e.Path
+	if e.RawQuery != "" {
+		q, err := url.QueryUnescape(e.RawQuery)
+		if err != nil {
+			q = e.RawQuery
+		}
+		target += "?" + q
+	}
+	status := "-"
+	if e.Status != 0 {
+		status = strconv.Itoa(e.Status)
+	}
+	return fmt.Sprintf("%s #%d %s %s %s %s\n", e.Time.UTC().Format("15:04:05.000"), e.Seq, e.Method, target, status,
+		e.Duration.Round(time.Millisecond))
+}
+
 type statsCollector struct {
 	mu          sync.Mutex
 	total       int
@@ -65,10 +89,11 @@ type statsCollector struct {
 	logSize     int
 	inflight    atomic.Int64
 	maxInflight atomic.Int64
+	lines       io.Writer // Options.RequestLines
 }
 
-func newStatsCollector(logSize int) *statsCollector {
-	return &statsCollector{list: map[string]int{}, status: map[int]int{}, logSize: logSize}
+func newStatsCollector(logSize int, lines io.Writer) *statsCollector {
+	return &statsCollector{list: map[string]int{}, status: map[int]int{}, logSize: logSize, lines: lines}
 }
 
 // enter marks a resource request in flight; leave must follow.
@@ -120,6 +145,10 @@ func (c *statsCollector) record(e RequestLog) {
 	defer c.mu.Unlock()
 	c.total++
 	c.status[e.Status]++
+	if c.lines != nil {
+		// Under the lock: one line at a time, in the order they finished.
+		_, _ = io.WriteString(c.lines, e.line())
+	}
 	if c.logSize <= 0 {
 		return
 	}

@@ -48,6 +48,11 @@ func TestAccGuidesPaste(t *testing.T) {
 			}
 			env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 				envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+			// As the guides say: `get` installs module folders, where
+			// init would also look the local build up in the registry.
+			if out, err := run(folder, env, cli, "get", "-no-color"); err != nil {
+				t.Fatalf("get: %v\n%s", err, out)
+			}
 			if out, err := run(folder, env, cli, "validate", "-no-color"); err != nil {
 				t.Fatalf("validate: %v\n%s", err, out)
 			}
@@ -108,8 +113,8 @@ func pastedBlocks(tmpl string) []pasted {
 }
 
 // pasteBlock copies the example file into folder, where the guide puts
-// it: a guide's module files in a module folder, everything else at the
-// top.
+// it: a file in a folder of the guide's examples (examples/guides/<guide>/
+// module/main.tf) in that folder, everything else at the top.
 func pasteBlock(t *testing.T, folder, file string) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("../..", file))
@@ -117,8 +122,8 @@ func pasteBlock(t *testing.T, folder, file string) {
 		t.Fatal(err)
 	}
 	rel := filepath.Base(file)
-	if i := strings.Index(file, "/module/"); i >= 0 {
-		rel = file[i+1:]
+	if parts := strings.Split(file, "/"); len(parts) > 4 && parts[0] == "examples" && parts[1] == "guides" {
+		rel = filepath.Join(parts[3:]...)
 	}
 	dst := filepath.Join(folder, rel)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -142,3 +147,34 @@ func run(dir string, env []string, name string, args ...string) (string, error) 
 // oneLine is text with every run of white space one space, as a paragraph
 // reads whatever its width.
 func oneLine(text string) string { return strings.Join(strings.Fields(text), " ") }
+
+// TestAccReadmeExamplePastes: the README's Example, alone in an empty
+// folder, validates and plans against the emulator as it stands (without
+// its required_providers block Terraform looked for hashicorp/commerce).
+func TestAccReadmeExamplePastes(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("an acceptance test: set TF_ACC=1")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)## Example\n\n```hcl\n(.*?)\n```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("README.md has no Example with an hcl block")
+	}
+	cli := cliUnderTest(t)
+	rc := localBuild(t, t.TempDir())
+	srv := emulatortest.Start(t, emulator.Options{Seed: 1})
+	folder := t.TempDir()
+	if err := os.WriteFile(filepath.Join(folder, "main.tf"), block[1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+	for _, args := range [][]string{{"validate", "-no-color"}, {"plan", "-no-color", "-input=false"}} {
+		if out, err := run(folder, env, cli, args...); err != nil {
+			t.Fatalf("%s: %v\n%s", args[0], err, out)
+		}
+	}
+}
