@@ -71,7 +71,8 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"base_url": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Address of the service, e.g. `https://api.example.com`; resources are read below `base_url` + `/v2`. Falls back to `" + envBaseURL + "`. Required from one of the two. " +
-					"Must be `https`, except for loopback hosts (`127.0.0.1`, `::1`, `localhost`) such as the local emulator.",
+					"Must be `https`, except for loopback hosts (`127.0.0.1`, `::1`, `localhost`) such as the local emulator. " +
+					"The vendor's deprecated `https://api.moltin.com` gets a warning naming the regional addresses (`https://euwest.api.elasticpath.com`, `https://useast.api.elasticpath.com`).",
 			},
 			"auth_url": schema.StringAttribute{
 				Optional: true,
@@ -330,7 +331,30 @@ func (p *commerceProvider) resolve(cfg providerModel, resp *provider.ConfigureRe
 	if !resp.Diagnostics.HasError() && s.authURL != "" {
 		resp.Diagnostics.Append(authURLElsewhere(s, from)...)
 	}
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(deprecatedHost(s, from)...)
+	}
 	return s, !resp.Diagnostics.HasError()
+}
+
+// deprecatedHost warns of the service's old address, api.moltin.com: the
+// vendor deprecated it for its regional addresses and its own CLI warns
+// the same way. It still answers, so this is a warning, not an error.
+func deprecatedHost(s resolvedConfig, from map[string]string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, attr := range []string{"base_url", "auth_url"} {
+		u := s.baseURL
+		if attr == "auth_url" {
+			u = s.authURL
+		}
+		if hostOf(u) == "api.moltin.com" {
+			diags.AddAttributeWarning(path.Root(attr), "Deprecated service address",
+				fmt.Sprintf("%s is %s (from %s): the vendor has deprecated api.moltin.com. Use your store's regional address instead, "+
+					"https://euwest.api.elasticpath.com (the region api.moltin.com served) or https://useast.api.elasticpath.com, as Commerce Manager shows it.",
+					attr, u, from[attr]))
+		}
+	}
+	return diags
 }
 
 // authURLElsewhere checks where the client secret goes (auth_url) against

@@ -62,6 +62,10 @@ func TestResolve(t *testing.T) {
 			m.AuthURL = types.StringValue("https://auth.example.com")
 		}, resolvedConfig{}, []wantDiag{errorAt("auth_url", "auth_url and base_url point at different machines",
 			"auth_url is https://auth.example.com (from the auth_url attribute) and base_url is http://localhost:8080 (from the COMMERCE_BASE_URL environment variable)")}},
+		{"the deprecated api.moltin.com", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "https://API.moltin.com/"}, nil,
+			resolvedConfig{"i", "s", "https://API.moltin.com", ""}, []wantDiag{
+				warningAt("base_url", "Deprecated service address", "base_url is https://API.moltin.com (from the COMMERCE_BASE_URL environment variable): the vendor has deprecated api.moltin.com", "https://euwest.api.elasticpath.com"),
+			}},
 		{"two loopback ports", map[string]string{envClientID: "i", envClientSecret: "s", envBaseURL: "http://127.0.0.1:8080", envAuthURL: "http://[::1]:9090"}, nil,
 			resolvedConfig{"i", "s", "http://127.0.0.1:8080", "http://[::1]:9090"}, nil},
 	}
