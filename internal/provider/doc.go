@@ -21,6 +21,10 @@
 //	                  written by a liststate.Collector, within its ceiling
 //	diagnostics.go    the engine's and the transport's errors, in the
 //	                  service's words and with a fix
+//	cost_warnings.go  what a read cost that its configuration does not
+//	                  show (max_results that could not stop it early, a
+//	                  large include_json state)
+//	text.go           numbers and names as messages write them
 //
 // configured_store.go builds the transport (internal/client), the engine
 // (internal/listing) on it and the reads around the engine

@@ -89,6 +89,7 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 		return reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
 	})
 	diags.Append(splitWarning(in, res)...)
+	diags.Append(maxResultsWarning(in.MaxResults.ValueInt64(), in.Sort.ValueString(), &t.kind.Endpoint, res)...)
 	diags.Append(c.cache.warning()...)
 	var tooLarge *liststate.TooLargeError
 	switch {
@@ -104,6 +105,7 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}
+	diags.Append(includeJSONWarning(in.IncludeJSON.ValueBool(), len(state), res.Listed)...)
 	return state, diags
 }
 
@@ -187,23 +189,6 @@ func readTimeoutBlock(ctx context.Context) schema.Block {
 		return nested
 	}
 	return b
-}
-
-// thousands renders n with comma separators, for progress lines.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func backticks(items []string) string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = "`" + s + "`"
-	}
-	return strings.Join(out, ", ")
 }
 
 // configureClient takes the provider's client from the ProviderData of a
@@ -753,13 +738,4 @@ func stateTooLargeDiagnostic(dataSource, noun string, e *liststate.TooLargeError
 		fmt.Fprintf(&b, "\n%d. %s", i+1, f)
 	}
 	return diag.NewErrorDiagnostic("Too large for Terraform", b.String())
-}
-
-func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-func kib(n float64) string {
-	if n < 1024 {
-		return fmt.Sprintf("%.0f bytes", n)
-	}
-	return fmt.Sprintf("%.1f KiB", n/1024)
 }

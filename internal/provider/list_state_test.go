@@ -102,6 +102,7 @@ func referenceRead[T commerce.Record](ctx context.Context, c *configuredStore, r
 		return
 	}
 	res, err := reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.add, Late: col.addLate})
+	resp.Diagnostics.Append(maxResultsWarning(in.MaxResults.ValueInt64(), in.Sort.ValueString(), &t.kind.Endpoint, res)...)
 	if err != nil {
 		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 		return

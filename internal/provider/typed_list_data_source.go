@@ -78,8 +78,9 @@ func (d *typedListDataSource[T]) arguments() map[string]schema.Attribute {
 		Validators:          []validator.String{stringvalidator.OneOf(sorts...)},
 	}
 	attrs["include_json"] = schema.BoolAttribute{
-		Optional:            true,
-		MarkdownDescription: "Also keep each record's raw JSON in its `json` attribute. Defaults to false, which keeps the state small.",
+		Optional: true,
+		MarkdownDescription: "Also keep each record's raw JSON in its `json` attribute. Defaults to false, which keeps the state small. " +
+			"A state past 32 MiB with it gets a warning: Terraform holds it in memory several times over.",
 	}
 	return attrs
 }
@@ -91,9 +92,10 @@ func commonListArguments(records, whereExample string) map[string]schema.Attribu
 	return map[string]schema.Attribute{
 		"where": whereAttribute(whereExample),
 		"max_results": schema.Int64Attribute{
-			Optional:            true,
-			MarkdownDescription: "Stop after this many records. Defaults to all of them.",
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			Optional: true,
+			MarkdownDescription: "Stop after this many records, in the `sort` order. Defaults to all of them. The listing stops as soon as it has them where the service gives that order; " +
+				"where it cannot, the provider reads every match to sort them and says so in a warning, with the requests it took.",
+			Validators: []validator.Int64{int64validator.AtLeast(1)},
 		},
 		"include_records": schema.BoolAttribute{
 			Optional: true,

@@ -14,7 +14,7 @@ data "commerce_files" "exports" {
 
 # Read each of the first five exports on its own, by id.
 data "commerce_file" "export" {
-  for_each = toset(slice(data.commerce_files.exports.ids, 0, min(5, length(data.commerce_files.exports.ids))))
+  for_each = { for id in slice(data.commerce_files.exports.ids, 0, min(5, length(data.commerce_files.exports.ids))) : id => id }
   id       = each.value
 }
 
