@@ -224,3 +224,19 @@ func TestExamplesFeedForEachAMap(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoBulletRunsIntoText: a list item whose "* **Title.**" was joined to
+// the end of the line before renders as one paragraph with stray stars
+// (how-listing-works.md had one).
+func TestNoBulletRunsIntoText(t *testing.T) {
+	glued := regexp.MustCompile(`[^\s*]\* \*\*\S`)
+	pages, _ := filepath.Glob(filepath.Join("docs", "*", "*.md"))
+	index, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	for _, page := range append(pages, index...) {
+		for i, line := range readLines(t, page) {
+			if glued.MatchString(line) {
+				t.Errorf("%s:%d: a bullet runs into the text before it: %s", page, i+1, line)
+			}
+		}
+	}
+}
