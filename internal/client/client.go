@@ -68,6 +68,10 @@ func New(cfg Config) (*Client, error) {
 	}, nil
 }
 
+// MaxParallelRequests is the most requests the client lets be in flight
+// at once: the listing engine sizes its workers by it.
+func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
+
 // Authenticate fetches (or reuses) the access token, so that a caller can
 // report bad credentials before doing anything else.
 func (c *Client) Authenticate(ctx context.Context) error {

@@ -2,9 +2,6 @@ package client
 
 // What the tests read of a Client, which production code has no use for.
 
-// MaxParallelRequests is the configured ceiling of requests in flight.
-func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
-
 // TokenFetches counts the access tokens obtained so far: the newest token's
 // generation.
 func (c *Client) TokenFetches() int { return c.tokens.Newest() }

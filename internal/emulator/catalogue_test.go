@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"encoding/json"
 	"net/url"
 	"slices"
 	"strconv"
@@ -20,11 +19,8 @@ func TestCustomerShape(t *testing.T) {
 		c := startServer(t, Options{Orders: 5, Files: 5, Accounts: 5, Customers: 60, FlatTimestamps: flat})
 		withRef, withoutRef := 0, 0
 		for _, cu := range c.s.Customers() {
-			_, body := c.get("/v2/customers/"+url.PathEscape(cu.ID), "")
 			var got map[string]any
-			if err := json.Unmarshal(body, &got); err != nil {
-				t.Fatal(err)
-			}
+			c.getJSON("/v2/customers/"+url.PathEscape(cu.ID), "", &got)
 			data := map[string]any{"type": "customer", "id": cu.ID, "name": cu.Name, "email": cu.Email, "password": cu.Password}
 			ts := map[string]any{"created_at": cu.CreatedAt.Format(timestampLayout), "updated_at": cu.UpdatedAt.Format(timestampLayout)}
 			if flat {
@@ -74,11 +70,8 @@ func TestHierarchies(t *testing.T) {
 		ids := make([]string, len(hs))
 		for i, h := range hs {
 			ids[i] = h.ID
-			_, body := c.get("/pcm/hierarchies/"+h.ID, "")
 			var got map[string]any
-			if err := json.Unmarshal(body, &got); err != nil {
-				t.Fatal(err)
-			}
+			c.getJSON("/pcm/hierarchies/"+h.ID, "", &got)
 			want := map[string]any{"data": map[string]any{
 				"type": "hierarchy", "id": h.ID,
 				"attributes": map[string]any{"description": h.Description, "name": h.Name, "slug": h.Slug},

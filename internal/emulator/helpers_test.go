@@ -77,6 +77,21 @@ func (c *testClient) get(path, rawQuery string) (*http.Response, []byte) {
 	return c.do(http.MethodGet, path, rawQuery, nil, map[string]string{"Authorization": "Bearer " + c.token})
 }
 
+// getJSON gets path as c.get does and decodes the body into into; any
+// status but 200, or a body that is not JSON of into's shape, ends the
+// test: a check of the body is worth nothing after either.
+func (c *testClient) getJSON(path, rawQuery string, into any) []byte {
+	c.t.Helper()
+	resp, body := c.get(path, rawQuery)
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("GET %s?%s: status %d: %s", path, rawQuery, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		c.t.Fatalf("GET %s?%s: %v: %s", path, rawQuery, err, body)
+	}
+	return body
+}
+
 // listPath is the list path of a registered resource: "/v2/orders",
 // "/pcm/hierarchies".
 func listPath(resource string) string {

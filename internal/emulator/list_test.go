@@ -60,11 +60,8 @@ func TestPagingMeta(t *testing.T) {
 
 func TestPagingRawShape(t *testing.T) {
 	c := startServer(t, Options{Orders: 3, Files: 3, Accounts: 3})
-	_, body := c.get("/v2/orders", "filter=eq(status,none)")
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		t.Fatal(err)
-	}
+	c.getJSON("/v2/orders", "filter=eq(status,none)", &raw)
 	if string(raw["data"]) != "[]" {
 		t.Errorf("data = %s, want []", raw["data"])
 	}
@@ -116,11 +113,8 @@ func TestLinks(t *testing.T) {
 func TestFlatTimestamps(t *testing.T) {
 	c := startServer(t, Options{Orders: 30, Files: 30, Accounts: 30, FlatTimestamps: true})
 	for _, res := range []string{"orders", "files", "accounts"} {
-		_, body := c.get("/v2/"+res, "page[limit]=2")
 		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(body, &raw); err != nil {
-			t.Fatal(err)
-		}
+		body := c.getJSON("/v2/"+res, "page[limit]=2", &raw)
 		if _, ok := raw["meta"]; ok {
 			t.Errorf("%s: flat list has meta", res)
 		}
@@ -128,34 +122,35 @@ func TestFlatTimestamps(t *testing.T) {
 			t.Errorf("%s: page %s results %s", res, raw["page"], raw["results"])
 		}
 		var lb listBody
-		_ = json.Unmarshal(body, &lb)
+		if err := json.Unmarshal(body, &lb); err != nil || len(lb.Data) == 0 {
+			t.Fatalf("%s: %v, %d records: %s", res, err, len(lb.Data), body)
+		}
 		for _, r := range lb.Data {
 			if r.CreatedAt == "" || (r.UpdatedAt == "") != (res == "files") || r.Meta.Timestamps.CreatedAt != "" {
 				t.Errorf("%s: record not flat: %+v", res, r)
 			}
 		}
-		_, body = c.get("/v2/"+res+"/"+lb.Data[0].ID, "")
 		var one struct{ Data map[string]json.RawMessage }
-		_ = json.Unmarshal(body, &one)
+		body = c.getJSON("/v2/"+res+"/"+lb.Data[0].ID, "", &one)
 		if one.Data["created_at"] == nil || (one.Data["updated_at"] == nil) != (res == "files") {
 			t.Errorf("%s: single record not flat: %s", res, body)
 		}
 	}
 	// Files keep their dimensions in meta, without timestamps.
 	for _, f := range c.s.Files() {
-		_, body := c.get("/v2/files/"+f.ID, "")
 		var one struct {
 			Data struct {
 				Meta map[string]json.RawMessage `json:"meta"`
 			} `json:"data"`
 		}
-		_ = json.Unmarshal(body, &one)
+		body := c.getJSON("/v2/files/"+f.ID, "", &one)
 		if _, ok := one.Data.Meta["timestamps"]; ok || (f.Width != 0) != (one.Data.Meta["dimensions"] != nil) {
 			t.Errorf("flat file: %s", body)
 		}
 	}
 	// Orders keep display_price in meta.
-	_, body := c.get("/v2/orders", "page[limit]=1")
+	var page map[string]any
+	body := c.getJSON("/v2/orders", "page[limit]=1", &page)
 	if !strings.Contains(string(body), `"meta":{"display_price"`) {
 		t.Errorf("flat order lost display_price: %s", body)
 	}
@@ -166,11 +161,8 @@ func TestRecordShapes(t *testing.T) {
 	base := c.s.URL()
 	var sawCustomer, sawAccount, sawGuest bool
 	for _, o := range c.s.Orders() {
-		_, body := c.get("/v2/orders/"+o.ID, "")
 		var got map[string]any
-		if err := json.Unmarshal(body, &got); err != nil {
-			t.Fatal(err)
-		}
+		c.getJSON("/v2/orders/"+o.ID, "", &got)
 		price := func(amount int64) map[string]any {
 			return map[string]any{"amount": float64(amount), "currency": o.Currency, "formatted": formatPrice(amount, o.Currency)}
 		}
@@ -232,9 +224,8 @@ func TestRecordShapes(t *testing.T) {
 
 	var sawImage, sawOther bool
 	for _, f := range c.s.Files() {
-		_, body := c.get("/v2/files/"+f.ID, "")
 		var got map[string]any
-		_ = json.Unmarshal(body, &got)
+		body := c.getJSON("/v2/files/"+f.ID, "", &got)
 		meta := map[string]any{"timestamps": map[string]any{"created_at": f.CreatedAt.Format(timestampLayout)}}
 		if strings.HasPrefix(f.MimeType, "image/") {
 			meta["dimensions"] = map[string]any{"width": float64(f.Width), "height": float64(f.Height)}
@@ -261,9 +252,8 @@ func TestRecordShapes(t *testing.T) {
 
 	parents := 0
 	for _, a := range c.s.Accounts() {
-		_, body := c.get("/v2/accounts/"+url.PathEscape(a.ID), "")
 		var got map[string]any
-		_ = json.Unmarshal(body, &got)
+		c.getJSON("/v2/accounts/"+url.PathEscape(a.ID), "", &got)
 		data := map[string]any{
 			"type": "account", "id": a.ID, "name": a.Name, "legal_name": a.LegalName, "registration_id": a.RegistrationID,
 			"external_ref": a.ExternalRef,

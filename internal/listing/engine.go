@@ -41,11 +41,15 @@ type Options struct {
 	// MaxParallelRequests is the most requests the transport lets be in
 	// flight at once (it may start with fewer and grow toward it); a
 	// listing keeps two more page requests queued, so that a worker
-	// decoding a page never leaves a request slot idle. 0 takes 32, the
-	// transport's default.
+	// decoding a page never leaves a request slot idle. 0 takes the
+	// Getter's own ceiling, where it says one (the transport does).
 	MaxParallelRequests int
 	Logger              Logger
 }
+
+// inFlightCeiling is a Getter that says how many requests it lets be in
+// flight at once, so that the engine need not repeat the number.
+type inFlightCeiling interface{ MaxParallelRequests() int }
 
 // Engine lists and looks up records through a Getter. One Engine serves
 // every data source of a provider configuration, and remembers what it
@@ -74,9 +78,10 @@ func New(get Getter, opts Options) (*Engine, error) {
 	case opts.PageSize < 1 || opts.PageSize > commerce.MaxPageSize:
 		return nil, fmt.Errorf("page_size %d is outside 1..%d", opts.PageSize, commerce.MaxPageSize)
 	}
-	if opts.MaxParallelRequests == 0 {
-		opts.MaxParallelRequests = 32
-	} else if opts.MaxParallelRequests < 1 {
+	if c, ok := get.(inFlightCeiling); ok && opts.MaxParallelRequests == 0 {
+		opts.MaxParallelRequests = c.MaxParallelRequests()
+	}
+	if opts.MaxParallelRequests < 1 {
 		return nil, fmt.Errorf("max_parallel_requests %d must be at least 1", opts.MaxParallelRequests)
 	}
 	if opts.Logger == nil {

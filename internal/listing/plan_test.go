@@ -20,7 +20,7 @@ var fakeBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 // newFakeEngine is an Engine on f with the service's page size.
 func newFakeEngine(t *testing.T, f *fakeOrders) *Engine {
 	t.Helper()
-	e, err := New(f, Options{})
+	e, err := New(f, Options{MaxParallelRequests: 32})
 	if err != nil {
 		t.Fatal(err)
 	}
