@@ -3,7 +3,8 @@
 //
 // The package is shared by the Terraform provider (which validates
 // user-written filters at plan time and builds filters on the user's behalf)
-// and the API client (which merges its keyset and window bounds into them).
+// and the listing engine (which adds its keyset and window bounds to them:
+// Parsed.With, narrowed per window).
 // The service emulator reads filters with a parser of its own, so that a
 // misreading of the grammar here cannot pass on both sides; its tests read
 // the vendor's documented filters with both. This package knows nothing

@@ -105,7 +105,7 @@ const (
 	strategyWindowsSortedHere = "range windows, sorted by the provider"
 )
 
-// listing is one list call: what it reads with (the windowReader), what
+// listRun is one list call: what it reads with (the windowReader), what
 // it was asked, and what it reports. Traversal goroutine.
 type listRun[T commerce.Record] struct {
 	*windowReader[T]
@@ -117,7 +117,7 @@ type listRun[T commerce.Record] struct {
 	stats         Stats
 }
 
-// sink is where a strategy's records go: the caller's emit, with the
+// recordSink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
 func (l *listRun[T]) recordSink(ctx context.Context) *recordSink[T] {
 	return &recordSink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
@@ -198,7 +198,7 @@ func (q listQuery) createdBeforeFilter(r filterRoom) (filter.Parsed, string) {
 // Where one strategy's records go, each once, in an order the same on
 // every read of the same store.
 
-// sink is where one strategy's records go, each once: the caller's emit
+// recordSink is where one strategy's records go, each once: the caller's emit
 // (or the catch-up's Late, or a provider-side sort's collection), up to a
 // limit, with the records it already took. A strategy gets a fresh sink,
 // so a strategy that gives up leaves nothing behind for the next.

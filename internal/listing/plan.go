@@ -170,7 +170,7 @@ func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) 
 // the endpoint's row of the capability table and switched once when the
 // service does not sort as the row says.
 
-// list hands every record that matches q.filter to emit, in the order of
+// listAll hands every record that matches q.filter to emit, in the order of
 // q.key, each record once. How it reaches them all depends on what the
 // endpoint can do (its Endpoint row of the capability table), confirmed at
 // run time:

@@ -30,7 +30,7 @@ type Query struct {
 	// CountMatches says the reader reports how many records match, also
 	// past MaxResults: the listing asks the service for an exact count
 	// (page[total_method]=exact) on its first request, and reports it
-	// where the service says it is (Result.TotalKnown).
+	// where the service says it is (Stats.TotalKnown).
 	CountMatches bool
 }
 
@@ -79,7 +79,7 @@ type Stats struct {
 	CutHere bool
 	Listed  int // records handed to the caller
 	Pages   int // page requests the engine made (retries of one page count once)
-	Windows int // offset windows traversed (see list)
+	Windows int // windows traversed (see listAll)
 	// Strategy says how the listing reached every record (strategy*).
 	Strategy string
 }

@@ -14,7 +14,7 @@
 //
 // The schema stays the single definition: the encoder takes its attribute
 // names, order and types from the schema's Terraform type and checks each
-// against the record type's field (NewEncoder). The bytes are those
+// against the record type's field (EncoderFor). The bytes are those
 // tftypes would write (same library, same rules: object keys sorted, null
 // for the service's "no value", integers in their smallest form; see
 // state.go); the provider's state_encoder_test.go compares the two byte

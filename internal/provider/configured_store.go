@@ -23,9 +23,10 @@ import (
 )
 
 // configuredStore is what a configured provider hands its data sources and its
-// ephemeral resource: the transport (one token, one request budget) and
-// the listing engine on it, which plans every read, shares listings among
-// the reads that need one, and keeps the cache.
+// ephemeral resource: the transport (one token, one request budget), the
+// listing engine on it, which plans every read, and the reads around the
+// engine (internal/reads), which share listings among the reads that need
+// one and keep the cache.
 type configuredStore struct {
 	transport *client.Client
 	engine    *listing.Engine
@@ -72,10 +73,10 @@ func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, 
 	return res, err
 }
 
-// The cache between plans (cache_dir): the engine refreshes the snapshot
-// of an earlier listing, asking the service only what changed
-// (internal/listing's cached.go); internal/cache keeps the snapshots on
-// disk, encrypted and bounded in size. Here the two meet, and a cache
+// The cache between plans (cache_dir): internal/reads refreshes the
+// snapshot of an earlier listing, asking the service only what changed
+// (its cached.go, with internal/refresh); internal/cache keeps the
+// snapshots on disk, encrypted and bounded in size. Here the two meet, and a cache
 // that does nothing is said to the user once per plan.
 
 // cacheMaxAgeText is how long an entry is used, in words, for the docs.

@@ -2,15 +2,14 @@
 // plan-time validation, one call into the listing engine per read, and
 // diagnostics.
 //
-// The list data sources (commerce_orders, commerce_files,
-// commerce_accounts, commerce_list) are read by the protocol server, not
-// by their Read: NewServer (server.go) answers their ReadDataSource
+// Every data source, lists and lookups alike, is read by the protocol
+// server, not by its Read: NewServer (server.go) answers ReadDataSource
 // itself, with the state internal/liststate writes as msgpack while the
-// engine hands the records over (list_read.go). Their Read methods are an
-// adapter over the same path, for whoever serves the provider through
-// providerserver alone. Everything else (schemas, validation,
-// configuration, the single-record data sources, the ephemeral
-// commerce_access_token) is the framework's.
+// engine hands the records over (list_read.go). The Read methods are an
+// adapter over the same path (readThroughDirect), for whoever serves the
+// provider through providerserver alone. Everything else (schemas,
+// validation, configuration, the ephemeral commerce_access_token) is the
+// framework's.
 //
 // A list read, from the top:
 //

@@ -24,7 +24,7 @@ import (
 // between gigabytes of value trees and one buffer the size of the state.
 //
 // The framework's Read of each data source is an adapter over the same
-// readDirect (list_read.go), for whoever serves the provider through
+// readDirect (readThroughDirect, list_read.go), for whoever serves the provider through
 // providerserver alone. Tests hold the direct state to the framework's own
 // encoding of the same values (list_state_test.go,
 // record_state_test.go) and the wrapper's answers to the framework's
@@ -63,8 +63,8 @@ type directList struct {
 	typ    tftypes.Type
 }
 
-// directServer embeds the framework's server and answers ReadDataSource of the
-// list data sources itself. Protocol features the framework offers behind
+// directServer embeds the framework's server and answers ReadDataSource of
+// every data source itself. Protocol features the framework offers behind
 // optional interfaces (list resources, actions, state stores) are not
 // promoted; the provider has none of them.
 type directServer struct {

@@ -1,7 +1,7 @@
 // Package refresh turns the snapshot of an earlier listing into the result
 // a full listing would give now, asking the service only what changed, or
-// says why it cannot prove that result exact (NotProvable): the listing
-// reads read in full. It knows records, filters and counts; it reaches the
+// says why it cannot prove that result exact (NotProvable), and the read
+// then lists in full. It knows records, filters and counts; it reaches the
 // service through its Source (internal/reads hands it a planned
 // listing.Listing), and where snapshots are kept is the caller's business
 // (they marshal to bytes).
