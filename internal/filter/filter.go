@@ -216,6 +216,10 @@ type SyntaxError struct {
 	Input string // the whole input given to Parse
 	Pos   int    // byte offset of the problem in Input; len(Input) for "unexpected end"
 	Msg   string // what is wrong and how to fix it
+	// SeveralValues names the attribute of a one-value operator given
+	// more than one value (eq(name,Acme, Inc.)): the caller, who knows
+	// whether the attribute takes in(), can say which fix applies.
+	SeveralValues string
 }
 
 // Error returns the message prefixed by the 1-based character (not byte)

@@ -196,9 +196,11 @@ func (p *parser) term() (Term, error) {
 			return Term{Op: op, Attribute: attr, Values: values, Start: start, End: p.pos}, nil
 		}
 		if op != In {
-			return Term{}, p.errf(p.pos,
+			err := p.errf(p.pos,
 				"%s takes exactly one value; to match any of several values use in(%s,value1,value2), "+
 					"or quote a value that contains ','", op, attr)
+			err.SeveralValues = attr
+			return Term{}, err
 		}
 		p.pos++
 	}

@@ -409,7 +409,7 @@ func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example str
 		var se *filter.SyntaxError
 		msg := err.Error()
 		if errors.As(err, &se) {
-			msg = fmt.Sprintf("%s (at character %d, near %q)", se.Msg, se.Pos+1, se.Near())
+			msg = fmt.Sprintf("%s (at character %d, near %q)", severalValuesHint(se, r), se.Pos+1, se.Near())
 		}
 		diags.AddAttributeError(p, "Invalid filter expression",
 			fmt.Sprintf("%s: %s.\n\nA filter is one or more op(attribute,value) terms joined by \":\" (AND), with the operators %s; quote values that contain , ( ) or quotes.\nExample: %s",
@@ -423,6 +423,21 @@ func checkFilterText(p path.Path, text string, r *commerce.Endpoint, example str
 		diags.Append(checkTerm(filterPaths(p), t, strconv.Quote(text[t.Start:t.End]), r, func() string { return example })...)
 	}
 	return parsed, diags
+}
+
+// severalValuesHint is a syntax error's message, with the fix for a
+// one-value operator given several values fitted to the endpoint: in()
+// only where the attribute takes it; where it does not, the value
+// probably holds a comma and wants quotes.
+func severalValuesHint(se *filter.SyntaxError, r *commerce.Endpoint) string {
+	if se.SeveralValues == "" || r == nil {
+		return se.Msg
+	}
+	if fa, ok := r.Filters[se.SeveralValues]; ok && !fa.Allows(filter.In) {
+		return fmt.Sprintf("one value only, and %s %s takes no in(): quote a value that contains ',', e.g. eq(%s,\"Acme, Inc.\")",
+			r.Name, se.SeveralValues, se.SeveralValues)
+	}
+	return se.Msg
 }
 
 // termPaths say where a term's diagnostics go (at) and how their text

@@ -82,6 +82,10 @@ func TestValidateOneDiagnosticPerMistake(t *testing.T) {
 			"filter", `files cannot be filtered on "file_nmae"; did you mean "file_name"?`}, //nolint:misspell // a typo on purpose
 		{"filter operator misspelt", "commerce_orders", map[string]tftypes.Value{"filter": str("gte(created_at,2026-01-01T00:00:00.000Z)")},
 			"filter", `unknown operator "gte" (did you mean "ge"?); use one of eq, like, in, gt, ge, lt, le`},
+		{"a comma in a name, unquoted", "commerce_accounts", map[string]tftypes.Value{"filter": str("eq(name,Acme, Inc.)")},
+			"filter", `one value only, and accounts name takes no in(): quote a value that contains ',', e.g. eq(name,"Acme, Inc.") (at character`},
+		{"several values where in() is taken", "commerce_accounts", map[string]tftypes.Value{"filter": str("eq(id,a,b)")},
+			"filter", "eq takes exactly one value; to match any of several values use in(id,value1,value2)"},
 		{"where attribute misspelt", "commerce_orders", map[string]tftypes.Value{"where": whereList(schemas, "commerce_orders", ok, whereElem("stauts", "eq", "complete"))},
 			"where[1]", "where[1].attribute: { attribute = \"stauts\", op = \"eq\", value = \"complete\" }: orders cannot be filtered on \"stauts\"; did you mean \"status\"?"},
 		{"where operator misspelt", "commerce_files", map[string]tftypes.Value{"where": whereList(schemas, "commerce_files", whereElem("file_name", "eq", "a"), whereElem("file_size", "gte", "1"))},
