@@ -16,6 +16,11 @@
 #                              # emulator at zero latency (several minutes; not in make test)
 #   tools/bench.sh floor [N...] # `terraform plan` on this provider and on the floor provider
 #                              # (tools/floorprovider), side by side (default N: 60000 100000)
+#   tools/bench.sh feed [N...] # N account ids fed into terraform_data in each HCL form a user
+#                              # writes, from commerce_accounts and from a literal list (the floor:
+#                              # Terraform alone); plan, apply, plan again (default N: 1000 5000
+#                              # 20000). FEED_FORMS, FEED_SOURCES pick; FEED_APPLY=0 plans only;
+#                              # a step over FEED_CAP seconds (900) stops that form for larger N
 #   tools/bench.sh all
 #
 # e2e builds the provider and the emulator, starts the emulator on 127.0.0.1
@@ -332,6 +337,149 @@ run_floor() {
   echo "== floor logs and results in $work"
 }
 
+# ---------------------------------------------------------------- feed
+
+# feed_ids N: N random version-4 UUIDs as an HCL list, one per line: the
+# floor's ids, shaped as the service's.
+feed_ids() {
+  awk -v n="$1" 'BEGIN {
+    srand(1)
+    for (i = 0; i < n; i++) {
+      s = ""
+      for (j = 0; j < 32; j++) s = s sprintf("%x", int(rand() * 16))
+      printf "    \"%s-%s-4%s-a%s-%s\",\n", substr(s, 1, 8), substr(s, 9, 4), substr(s, 14, 3), substr(s, 18, 3), substr(s, 21, 12)
+    }
+  }'
+}
+
+# write_feed_tf DIR FORM SOURCE URL N: a configuration that feeds every
+# account id into terraform_data in FORM: one instance per id with
+# for_each = toset(ids), an inline { for id in ids : id => id }, that map
+# in a local, or module instances by the id's last two characters
+# (modules); or one instance holding the list (one), or holding it as one
+# JSON string (json). The ids come from
+# commerce_accounts (SOURCE provider) or from a literal list of N (SOURCE
+# floor: Terraform alone).
+write_feed_tf() {
+  local dir="$1" form="$2" source="$3" url="$4" n="$5" ids
+  mkdir -p "$dir/group"
+  if [ "$source" = provider ]; then
+    ids="data.commerce_accounts.all.ids"
+    cat >"$dir/source.tf" <<TF
+terraform {
+  required_providers {
+    commerce = { source = "commerce-tf/commerce" }
+  }
+}
+
+provider "commerce" {
+  base_url      = "$url"
+  client_id     = "emulator-client-id"
+  client_secret = "emulator-client-secret"
+}
+
+data "commerce_accounts" "all" {
+  include_records = false
+}
+TF
+  else
+    ids="local.ids"
+    { echo "locals {"; echo "  ids = ["; feed_ids "$n"; echo "  ]"; echo "}"; } >"$dir/source.tf"
+  fi
+  cat >"$dir/group/main.tf" <<'TF'
+variable "ids" {
+  type = list(string)
+}
+
+resource "terraform_data" "each" {
+  for_each = toset(var.ids)
+  input    = each.key
+}
+TF
+  case "$form" in
+    toset) printf 'resource "terraform_data" "each" {\n  for_each = toset(%s)\n  input    = each.key\n}\n' "$ids" ;;
+    for) printf 'resource "terraform_data" "each" {\n  for_each = { for id in %s : id => id }\n  input    = each.key\n}\n' "$ids" ;;
+    local) printf 'locals {\n  by_id = { for id in %s : id => id }\n}\n\nresource "terraform_data" "each" {\n  for_each = local.by_id\n  input    = each.key\n}\n' "$ids" ;;
+    modules) printf 'locals {\n  groups = { for id in %s : substr(id, -2, 2) => id... }\n}\n\nmodule "group" {\n  source   = "./group"\n  for_each = local.groups\n  ids      = each.value\n}\n' "$ids" ;;
+    one) printf 'resource "terraform_data" "every" {\n  input = %s\n}\n' "$ids" ;;
+    json) printf 'resource "terraform_data" "every" {\n  input = jsonencode(%s)\n}\n' "$ids" ;;
+    *) echo "unknown form $form" >&2; exit 2 ;;
+  esac >"$dir/main.tf"
+}
+
+# feed_step DIR LABEL CMD...: runs one terraform command under the cap,
+# prints and records its wall time; returns 1 when it hit the cap.
+feed_step() {
+  local dir="$1" label="$2"
+  shift 2
+  # The wall time of the command, under timeout(1): the peak memory of
+  # such plans is the e2e mode's subject.
+  monitor timeout "${FEED_CAP:-900}" "$@" >"$dir/$label.log" 2>&1
+  if [ "$M_RC" -eq 124 ]; then
+    printf '     %-12s over %d s (stopped)\n' "$label" "${FEED_CAP:-900}"
+    echo "feed $FEED_KEY step=$label wall_ms=over_${FEED_CAP:-900}s load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
+    return 1
+  fi
+  [ "$M_RC" -eq 0 ] || { echo "$label failed:"; tail -30 "$dir/$label.log"; exit 1; }
+  printf '     %-12s %8d ms\n' "$label" "$M_WALL_MS"
+  echo "feed $FEED_KEY step=$label wall_ms=$M_WALL_MS load=\"$(loadavg)\"" >>"$BENCH_OUT/results.txt"
+}
+
+run_feed() {
+  local sizes=("$@")
+  [ "${#sizes[@]}" -gt 0 ] || sizes=(1000 5000 20000)
+  local tf forms sources
+  read -r -a forms <<<"${FEED_FORMS:-one modules local for toset}"
+  read -r -a sources <<<"${FEED_SOURCES:-floor provider}"
+  tf="$(tools/tf-cli.sh terraform)"
+  work="$(mktemp -d /tmp/commerce-feed.XXXXXX)"
+  BENCH_OUT="${BENCH_OUT:-$work}"
+  trap cleanup EXIT INT TERM
+  echo "== feed: $("$tf" version | head -1), building the provider and the emulator (work dir $work)"
+  go build -o "$work/bin/terraform-provider-commerce" .
+  go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
+  cli_config "$work/terraformrc" "$work/bin"
+  export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+  unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
+  declare -A capped=()
+  local n form source
+  for n in "${sizes[@]}"; do
+    rm -f "$work/url"
+    "$work/bin/commerce-emulator" -addr 127.0.0.1:0 -accounts "$n" -orders 1 -files 1 -latency 0s \
+      -ready-file "$work/url" >"$work/emulator-$n.log" 2>&1 &
+    emulator_pid=$!
+    for _ in $(seq 200); do [ -s "$work/url" ] && break; sleep 0.05; done
+    [ -s "$work/url" ] || { echo "the emulator did not start:"; cat "$work/emulator-$n.log"; exit 1; }
+    for form in "${forms[@]}"; do
+      for source in "${sources[@]}"; do
+        FEED_KEY="N=$n form=$form source=$source"
+        echo "== feed $FEED_KEY (load $(loadavg))"
+        if [ -n "${capped[$form-$source]:-}" ]; then
+          echo "     skipped: over ${FEED_CAP:-900} s at a smaller N"
+          continue
+        fi
+        local dir="$work/n$n-$form-$source"
+        write_feed_tf "$dir" "$form" "$source" "$(cat "$work/url")" "$n"
+        # Local modules need installing; `get` does only that (init would
+        # also look up the dev_overrides provider in the registry). The
+        # builtin terraform_data needs nothing.
+        if [ "$form" = modules ]; then "$tf" -chdir="$dir" get -no-color >"$dir/get.log" 2>&1 || { cat "$dir/get.log"; exit 1; }; fi
+        feed_step "$dir" plan "$tf" -chdir="$dir" plan -no-color -input=false -compact-warnings || { capped[$form-$source]=1; continue; }
+        local adds="$n"
+        case "$form" in one | json) adds=1 ;; esac
+        grep -q "Plan: $adds to add" "$dir/plan.log" || { echo "the plan does not add $adds:"; tail -20 "$dir/plan.log"; exit 1; }
+        [ "${FEED_APPLY:-1}" = 1 ] || continue
+        feed_step "$dir" apply "$tf" -chdir="$dir" apply -no-color -input=false -auto-approve -compact-warnings || { capped[$form-$source]=1; continue; }
+        feed_step "$dir" plan-again "$tf" -chdir="$dir" plan -no-color -input=false -compact-warnings -detailed-exitcode || { capped[$form-$source]=1; continue; }
+      done
+    done
+    kill "$emulator_pid" 2>/dev/null || true
+    wait "$emulator_pid" 2>/dev/null || true
+    emulator_pid=""
+  done
+  echo "== feed logs and results in $work"
+}
+
 cmd="${1:-all}"
 shift || true
 case "$cmd" in
@@ -343,6 +491,7 @@ case "$cmd" in
   e2e) run_e2e "$@" ;;
   million) LATENCY=0s INCLUDE_RECORDS=false run_e2e 1000000 ;;
   floor) run_floor "$@" ;;
+  feed) run_feed "$@" ;;
   all) run_client; run_polite; run_far; run_provider; run_cache; run_e2e "$@" ;;
-  *) echo "usage: $0 client|polite|far|provider|cache|e2e [N...]|million|floor [N...]|all" >&2; exit 2 ;;
+  *) echo "usage: $0 client|polite|far|provider|cache|e2e [N...]|million|floor [N...]|feed [N...]|all" >&2; exit 2 ;;
 esac

@@ -28,6 +28,9 @@ var guideFailures = map[string]*regexp.Regexp{
 	"look-up-ids/ambiguous.tf": regexp.MustCompile(`More than one account found[\s\S]*match the filter like\(name,Sterling Labs\*\)`),
 }
 
+// localModule finds a module block whose source is a folder beside it.
+var localModule = regexp.MustCompile(`(?m)^\s*source\s*=\s*"\./`)
+
 // TestAccGuides runs every configuration in examples/guides/*/ against the
 // emulator's default data.
 func TestAccGuides(t *testing.T) {
@@ -54,6 +57,11 @@ func TestAccGuides(t *testing.T) {
 			body, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if localModule.Match(body) {
+				// The test framework writes one file to a folder of its
+				// own, where ./account is missing.
+				t.Skip("calls a module folder beside it: TestAccGuidesPaste plans it there")
 			}
 			step := resource.TestStep{Config: "provider \"commerce\" {}\n" + string(body)}
 			switch {
