@@ -16,12 +16,14 @@ import (
 // a user who writes max_results = 10 expects one request, and one who
 // adds include_json does not expect Terraform to need gigabytes.
 
-// maxResultsWarning: max_results cannot end a read early when the service
-// cannot give the asked order; the provider then lists every match and
-// sorts them itself. Said once the read has shown what it cost.
+// maxResultsWarning: max_results (limit, at least 1) cannot end a read
+// early when the service cannot give the asked order; the provider then
+// lists every match and sorts them itself. Said once the read has shown
+// what it cost. The caller asks only for a read with max_results, so that
+// a plain read does not pass through this file.
 func maxResultsWarning(limit int64, sort string, r *commerce.Endpoint, res reads.Result) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if limit <= 0 || r == nil || res.Pages <= 1 {
+	if r == nil || res.Pages <= 1 {
 		return diags
 	}
 	if sort == "" {
@@ -51,10 +53,11 @@ func maxResultsWarning(limit int64, sort string, r *commerce.Endpoint, res reads
 const jsonStateWarning = 32 << 20
 
 // includeJSONWarning: include_json keeps every record's whole JSON in the
-// state; past jsonStateWarning bytes the user hears what it costs.
-func includeJSONWarning(includeJSON bool, stateBytes, records int) diag.Diagnostics {
+// state; past jsonStateWarning bytes the user hears what it costs. The
+// caller asks only for a read with include_json.
+func includeJSONWarning(stateBytes, records int) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if !includeJSON || stateBytes < jsonStateWarning {
+	if stateBytes < jsonStateWarning {
 		return diags
 	}
 	diags.AddAttributeWarning(path.Root("include_json"), "include_json makes a large state",

@@ -89,7 +89,9 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 		return reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
 	})
 	diags.Append(splitWarning(in, res)...)
-	diags.Append(maxResultsWarning(in.MaxResults.ValueInt64(), in.Sort.ValueString(), &t.kind.Endpoint, res)...)
+	if limit := in.MaxResults.ValueInt64(); limit > 0 { // only a cut read can have failed to stop early
+		diags.Append(maxResultsWarning(limit, in.Sort.ValueString(), &t.kind.Endpoint, res)...)
+	}
 	diags.Append(c.cache.warning()...)
 	var tooLarge *liststate.TooLargeError
 	switch {
@@ -105,7 +107,9 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 	if err != nil {
 		diags.AddError("Internal error", err.Error())
 	}
-	diags.Append(includeJSONWarning(in.IncludeJSON.ValueBool(), len(state), res.Listed)...)
+	if in.IncludeJSON.ValueBool() {
+		diags.Append(includeJSONWarning(len(state), res.Listed)...)
+	}
 	return state, diags
 }
 

@@ -102,7 +102,9 @@ func referenceRead[T commerce.Record](ctx context.Context, c *configuredStore, r
 		return
 	}
 	res, err := reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.add, Late: col.addLate})
-	resp.Diagnostics.Append(maxResultsWarning(in.MaxResults.ValueInt64(), in.Sort.ValueString(), &t.kind.Endpoint, res)...)
+	if limit := in.MaxResults.ValueInt64(); limit > 0 {
+		resp.Diagnostics.Append(maxResultsWarning(limit, in.Sort.ValueString(), &t.kind.Endpoint, res)...)
+	}
 	if err != nil {
 		resp.Diagnostics.Append(errorDiagnostic(ctx, "list "+t.kind.Name, err))
 		return
