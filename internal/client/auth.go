@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/logging"
 )
 
 // tokenManager holds the one access token a Client shares between all of its
@@ -31,7 +33,7 @@ type tokenManager struct {
 	http    *http.Client
 	timeout time.Duration // request_timeout, of one attempt once the budget let it go
 	retries *retrier
-	log     Logger
+	log     logging.Logger
 
 	// fetching is a one-slot semaphore: one fetch at a time, and waiters can
 	// give up when their context ends (a sync.Mutex cannot do that).
@@ -414,22 +416,4 @@ type TokenLifetimeError struct {
 func (e *TokenLifetimeError) Error() string {
 	return fmt.Sprintf("the service issued an access token valid for %s, less than the %s asked for; ask for at most %s",
 		e.Lifetime.Round(time.Second), e.Asked, e.Lifetime.Truncate(time.Minute))
-}
-
-// AccessToken returns the client's cached access token if it stays valid
-// for at least minLifetime, else a new one, which the client's own
-// requests then use too: one token request serves both while the token is
-// fresh. Its errors are those of every token request (*AuthError), or a
-// *TokenLifetimeError.
-func (c *Client) AccessToken(ctx context.Context, minLifetime time.Duration) (AccessToken, error) {
-	t, _, err := c.tokens.tokenFor(ctx, minLifetime)
-	if err != nil {
-		return AccessToken{}, err
-	}
-	// A token just fetched is handed out whatever its lifetime; one with
-	// less than asked for says the service issues no longer ones.
-	if left := time.Until(t.Expiry); !t.Expiry.IsZero() && left < minLifetime {
-		return AccessToken{}, &TokenLifetimeError{Asked: minLifetime, Lifetime: left}
-	}
-	return t, nil
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/logging"
 )
 
 // The rate budget. A store's rate limit is per store: its storefront, other
@@ -28,9 +32,6 @@ import (
 //
 // rate_limit stays a hard ceiling over all of it.
 const (
-	// budgetWindow is the span over which the service counts requests: its
-	// limits are documented per second.
-	budgetWindow = time.Second
 	// budgetBackoff is the share of the accepted rate the budget drops to
 	// on a 429.
 	budgetBackoff = 0.9
@@ -61,7 +62,7 @@ type budget struct {
 	ceiling  float64 // rate_limit; 0: none
 	patience time.Duration
 	backoff  func(refusedInRow int) time.Duration
-	log      Logger
+	log      logging.Logger
 	// inFlight is the Client's cap on requests in flight, which halves on
 	// a 429 as the pace drops (adaptiveLimit, below).
 	inFlight *adaptiveLimit
@@ -351,6 +352,56 @@ func (b *budget) throttledError(method, path string, refused int, last *APIError
 	return &ThrottledError{Method: method, Path: path, Refused: refused, Waited: since, Budget: b.rate(), RateLimit: b.ceiling, Err: last}
 }
 
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// The store's window. The service counts a store's requests per second
+// (its limits are documented per second), so the budget and the limit on
+// requests in flight both look back over one second of this client's
+// requests.
+
+// budgetWindow is the span over which the service counts requests.
+const budgetWindow = time.Second
+
 // trimWindow drops the times older than one window before now.
 func trimWindow(times []time.Time, now time.Time) []time.Time {
 	cut := 0
@@ -362,15 +413,6 @@ func trimWindow(times []time.Time, now time.Time) []time.Time {
 	}
 	return append(times[:0], times[cut:]...)
 }
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // adaptiveLimit caps the requests in flight. It starts at startInFlight
 // (or the configured maximum, if lower) and, until the service first

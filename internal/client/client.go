@@ -68,6 +68,24 @@ func New(cfg Config) (*Client, error) {
 	}, nil
 }
 
+// AccessToken returns the client's cached access token if it stays valid
+// for at least minLifetime, else a new one, which the client's own
+// requests then use too: one token request serves both while the token is
+// fresh. Its errors are those of every token request (*AuthError), or a
+// *TokenLifetimeError.
+func (c *Client) AccessToken(ctx context.Context, minLifetime time.Duration) (AccessToken, error) {
+	t, _, err := c.tokens.tokenFor(ctx, minLifetime)
+	if err != nil {
+		return AccessToken{}, err
+	}
+	// A token just fetched is handed out whatever its lifetime; one with
+	// less than asked for says the service issues no longer ones.
+	if left := time.Until(t.Expiry); !t.Expiry.IsZero() && left < minLifetime {
+		return AccessToken{}, &TokenLifetimeError{Asked: minLifetime, Lifetime: left}
+	}
+	return t, nil
+}
+
 // MaxParallelRequests is the most requests the client lets be in flight
 // at once: the listing engine sizes its workers by it.
 func (c *Client) MaxParallelRequests() int { return c.cfg.MaxParallelRequests }
@@ -156,7 +174,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
-	if tokenServed(resp.StatusCode) {
+	if tokenAccepted(resp.StatusCode) {
 		c.tokens.served(gen)
 		c.inFlight.tokenServed()
 	}
@@ -165,11 +183,11 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	return res
 }
 
-// tokenServed reports whether an answer with status says the access token
+// tokenAccepted reports whether an answer with status says the access token
 // it was sent with was accepted: anything the service answered but a
 // refusal of the token (401, 403), a 429 (counted before the token is
 // looked at) and a failure of its own (5xx).
-func tokenServed(status int) bool {
+func tokenAccepted(status int) bool {
 	return status < 500 && status != http.StatusUnauthorized && status != http.StatusForbidden && status != http.StatusTooManyRequests
 }
 
@@ -283,71 +301,6 @@ func (t budgetTransport) CloseIdleConnections() {
 	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
-}
-
-// Trace counts the resource requests a Client sends for one caller, such
-// as one listing. A Client is shared by every data source of a run, whose
-// listings may run at once, so the counts travel with the caller's context
-// (as net/http/httptrace's hooks do): WithTrace gives a context its own,
-// and Get adds to the Trace of the context it is given, if any.
-type Trace struct {
-	requests  atomic.Int64 // requests sent, retries included
-	retries   atomic.Int64 // requests sent again after a failed attempt
-	throttled atomic.Int64 // 429 Too Many Requests answers
-}
-
-// TraceStats are a Trace's counts once its caller is done.
-type TraceStats struct {
-	// Requests counts the resource requests sent, retries included;
-	// Retries those sent again after a failed attempt (429, 5xx, 401, no
-	// usable answer); Throttled the 429 Too Many Requests answers.
-	Requests, Retries, Throttled int
-	// Budget is the Client's learned request budget then, in requests per
-	// second: 0 while the service has never throttled the Client (see
-	// budget.go).
-	Budget float64
-}
-
-type traceKey struct{}
-
-// WithTrace gives ctx a fresh Trace.
-func WithTrace(ctx context.Context) (context.Context, *Trace) {
-	t := &Trace{}
-	return context.WithValue(ctx, traceKey{}, t), t
-}
-
-// traceOf returns the Trace ctx carries, or nil; the methods of a nil
-// *Trace do nothing.
-func traceOf(ctx context.Context) *Trace {
-	t, _ := ctx.Value(traceKey{}).(*Trace)
-	return t
-}
-
-func (t *Trace) sent() {
-	if t != nil {
-		t.requests.Add(1)
-	}
-}
-
-func (t *Trace) retried() {
-	if t != nil {
-		t.retries.Add(1)
-	}
-}
-
-func (t *Trace) throttled429() {
-	if t != nil {
-		t.throttled.Add(1)
-	}
-}
-
-// RequestRate is the effective rate in requests per second over elapsed
-// (0 for an empty duration).
-func (s TraceStats) RequestRate(elapsed time.Duration) float64 {
-	if elapsed <= 0 {
-		return 0
-	}
-	return float64(s.Requests) / elapsed.Seconds()
 }
 
 // Finish ends the work t traced (a read of resource at path, which took

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/logging"
 )
 
 // Defaults and bounds of the client's settings. The provider documents them.
@@ -36,7 +38,7 @@ type Config struct {
 	MaxRetries          int           // retries after the first attempt; 0 = none (the provider defaults it)
 	RequestTimeout      time.Duration // per attempt
 	UserAgent           string
-	Logger              Logger
+	Logger              logging.Logger
 
 	// RetryWaitMin and RetryWaitMax bound the back-off between attempts;
 	// zero takes 250ms and 30s. The provider leaves them at that; tests
@@ -157,7 +159,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.UserAgent = "terraform-provider-commerce/dev"
 	}
 	if c.Logger == nil {
-		c.Logger = nopLogger{}
+		c.Logger = logging.Discard{}
 	}
 	return c, nil
 }

@@ -6,6 +6,19 @@
 //
 // It knows nothing of records, windows or sorts (internal/commerce and
 // internal/listing do), nor of Terraform: the provider maps its errors to
-// diagnostics. Logging goes through the Logger interface so that the
-// provider can route it to terraform-plugin-log.
+// diagnostics. Logging goes through internal/logging's Logger, which the
+// provider routes to terraform-plugin-log.
+//
+// Each file uses names and methods of the files below it only
+// (layering_test.go at the module's root holds it to that), so the package
+// reads bottom up:
+//
+//   - errors.go, config.go: the errors a caller maps, and the Config;
+//   - budget.go: when a request may go: the rate budget learned from the
+//     store's 429s, the cap on requests in flight, and the waits;
+//   - retry.go: the one retry loop every request goes through, what it
+//     needs of the access tokens (tokenLedger), and a caller's Trace;
+//   - auth.go: the access token, fetched through the retry loop;
+//   - client.go: the Client, its one way in (Get), and the RoundTrippers
+//     every request passes.
 package client

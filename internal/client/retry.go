@@ -5,9 +5,10 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/commerce-tf/terraform-provider-commerce/internal/logging"
 )
 
 // maxRetryAfter bounds how long the client sleeps on the service's word
@@ -78,46 +79,13 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 	return half + time.Duration(rand.Int64N(int64(half)+1))
 }
 
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // retrier runs the one retry loop every request of a Client goes through,
 // resource and token requests alike: the retry policy, the answer to a 429
 // (the request budget's, budget.go) and to a 401 (a newer token).
 type retrier struct {
 	policy *retryPolicy
 	budget *budget
-	log    Logger
+	log    logging.Logger
 }
 
 // call is one request as the retry loop sees it.
@@ -134,12 +102,25 @@ type call struct {
 	traced bool
 	// tokens, for a request sent with the access token, lets a 401 be
 	// retried with a newer one; nil for the token request itself.
-	tokens *tokenManager
+	tokens tokenLedger
 	// try sends one attempt (attempt counts from 1).
 	try func(ctx context.Context, attempt int) tryResult
 	// giveUp is the request's error once retries are spent or may not go
 	// on; nil returns the last error as it is.
 	giveUp func(ctx context.Context, err error, attempts int, elapsed time.Duration) error
+}
+
+// tokenLedger is what the retry loop needs of the access tokens to answer
+// a 401 (tokenManager, auth.go, keeps them): which token is the newest,
+// how many requests one served, and to drop one. Tokens are numbered by
+// generation, in the order they were fetched.
+type tokenLedger interface {
+	Newest() int
+	usesOf(gen int) int
+	// refusedUnserved records a refusal of gen while it had served
+	// nothing, and says how many of the newest tokens in a row did so.
+	refusedUnserved(gen int) int
+	Invalidate(gen int)
 }
 
 // tryResult is what one attempt got: the HTTP status (0 without an
@@ -342,4 +323,69 @@ func (rt *retrier) waitToRetry(ctx context.Context, r call, attempt int, res try
 		return res.err
 	}
 	return nil
+}
+
+// Trace counts the resource requests a Client sends for one caller, such
+// as one listing. A Client is shared by every data source of a run, whose
+// listings may run at once, so the counts travel with the caller's context
+// (as net/http/httptrace's hooks do): WithTrace gives a context its own,
+// and Get adds to the Trace of the context it is given, if any.
+type Trace struct {
+	requests  atomic.Int64 // requests sent, retries included
+	retries   atomic.Int64 // requests sent again after a failed attempt
+	throttled atomic.Int64 // 429 Too Many Requests answers
+}
+
+// TraceStats are a Trace's counts once its caller is done.
+type TraceStats struct {
+	// Requests counts the resource requests sent, retries included;
+	// Retries those sent again after a failed attempt (429, 5xx, 401, no
+	// usable answer); Throttled the 429 Too Many Requests answers.
+	Requests, Retries, Throttled int
+	// Budget is the Client's learned request budget then, in requests per
+	// second: 0 while the service has never throttled the Client (see
+	// budget.go).
+	Budget float64
+}
+
+type traceKey struct{}
+
+// WithTrace gives ctx a fresh Trace.
+func WithTrace(ctx context.Context) (context.Context, *Trace) {
+	t := &Trace{}
+	return context.WithValue(ctx, traceKey{}, t), t
+}
+
+// traceOf returns the Trace ctx carries, or nil; the methods of a nil
+// *Trace do nothing.
+func traceOf(ctx context.Context) *Trace {
+	t, _ := ctx.Value(traceKey{}).(*Trace)
+	return t
+}
+
+func (t *Trace) sent() {
+	if t != nil {
+		t.requests.Add(1)
+	}
+}
+
+func (t *Trace) retried() {
+	if t != nil {
+		t.retries.Add(1)
+	}
+}
+
+func (t *Trace) throttled429() {
+	if t != nil {
+		t.throttled.Add(1)
+	}
+}
+
+// RequestRate is the effective rate in requests per second over elapsed
+// (0 for an empty duration).
+func (s TraceStats) RequestRate(elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Requests) / elapsed.Seconds()
 }

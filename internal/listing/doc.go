@@ -9,24 +9,28 @@
 // (commerce.Count) may be exact, a lower bound, an estimate or absent, and
 // only sizes the requests.
 //
-// Each file uses names of the files below it only (layering_test.go at
-// the module's root holds it to that), so the package reads bottom up:
+// Each file uses names and methods of the files below it only
+// (layering_test.go at the module's root holds it to that), so the package
+// reads bottom up:
 //
-//   - query.go, engine.go, sortkey.go: the values a read passes around;
-//     the Engine, its errors and the room the service's limits leave in a
-//     filter; the sort key (and the provider's own sort by it);
+//   - query.go, engine.go: the values a read passes around; the Engine,
+//     its errors, the room the service's limits leave in a filter, and the
+//     sort key (its keyset filters, and the provider's own sort by it);
 //   - pager.go: the pager, which reads windows and nothing else: page
 //     requests, how many go out ahead, which goroutine runs what, and the
 //     checks that a window held still;
 //   - listing.go: one listing as its strategies share it, where a
-//     strategy's records go (each once), a strategy's pass over it (walk),
-//     and the keyset windows with the tie groups they cannot split;
-//   - the other strategies, one file each: rangecut.go (offset pages in
+//     strategy's records go (each once), and a strategy's pass over it
+//     (walk);
+//   - the strategies, one file each, each using only those above it in
+//     this list: idcut.go (ranges of id, each held by one answer, where no
+//     range attribute cuts a listing or a tie group the service cannot
+//     sort), rangecut.go (offset pages in
 //     the service's own order, cut into ranges above the offset limit),
-//     idcut.go (ranges of id, each held by one answer, where no range
-//     attribute cuts a listing or a tie group the service cannot sort),
-//     providersort.go (every record, then sorted here), catchup.go (the
-//     records sort -updated_at moved behind the position read);
+//     keyset.go (keyset windows, and the tie groups they cannot split,
+//     listed by id or by the cuts), providersort.go (every record, then
+//     sorted here), catchup.go (the records sort -updated_at moved behind
+//     the position read);
 //   - plan.go: one read planned once (Plan: the sort, a long in() in
 //     parts), what its readers need of it together, the listing read in
 //     full (Listing.Read), and the planner, which picks the strategy;

@@ -68,10 +68,6 @@ func (s rangeSpan) rangeText() string {
 // read again because the store changed under it.
 const maxWindowRereads = 5
 
-// windowFill is the share of the offset limit a cut aims at, leaving room
-// for a sample that misjudges the spread.
-const windowFill = 0.7
-
 // listQueryUnsorted lists the query's own filter in the service's own
 // order, like listUnsorted, into the walk's sink; its first page's count is
 // the query's (Stats.Count).
@@ -181,16 +177,6 @@ func (r *windowReader[T]) unsteadyError(sent, attr string, sp rangeSpan, times i
 	return r.contractError(query,
 		"%s disagreed between pages %d reads in a row (counts, page sizes or ids): the store changed under every read, or it gives these records in another order on every request, and they are more than one page of %d, which is all one answer holds",
 		what, times, r.pageSize)
-}
-
-// deliverAll hands recs to deliver until it has enough.
-func deliverAll[T commerce.Record](recs []T, deliver func(T) (bool, error)) error {
-	for _, rec := range recs {
-		if done, err := deliver(rec); done || err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // cutBy is how a span is cut: by the range attribute's values in sample

@@ -4,22 +4,18 @@ package reads
 // it is served (runStats).
 
 import (
-	"context"
 	"errors"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/logging"
 )
-
-// Logger receives the reads' structured log lines; internal/listing's
-// Logger is the same interface, so that one value serves both.
-type Logger = listing.Logger
 
 // Options configure Reads. Zero values take the defaults.
 type Options struct {
-	Logger Logger
+	Logger logging.Logger
 	// Snapshots, if set, keeps each listing's snapshot between runs, so
 	// that a later read of the same listing asks only what changed
 	// (cached.go).
@@ -36,7 +32,7 @@ type Options struct {
 // Reads serves the reads of one provider configuration on its engine.
 type Reads struct {
 	engine    *listing.Engine
-	log       Logger
+	log       logging.Logger
 	snapshots Snapshots
 	// shared lets the reads that need one listing share it.
 	shared coalesce.Group[any, sharedRun]
@@ -46,7 +42,7 @@ type Reads struct {
 func New(e *listing.Engine, opts Options) *Reads {
 	r := &Reads{engine: e, log: opts.Logger, snapshots: opts.Snapshots}
 	if r.log == nil {
-		r.log = nopLogger{}
+		r.log = logging.Discard{}
 	}
 	r.shared.Ahead = opts.Announced
 	return r
@@ -116,9 +112,3 @@ type sharedRun struct {
 	stats runStats
 	err   error
 }
-
-type nopLogger struct{}
-
-func (nopLogger) Debug(context.Context, string, map[string]any) {}
-func (nopLogger) Info(context.Context, string, map[string]any)  {}
-func (nopLogger) Warn(context.Context, string, map[string]any)  {}
