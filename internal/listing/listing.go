@@ -145,7 +145,7 @@ func (l *listRun[T]) finish(ctx context.Context, out *recordSink[T], err error) 
 		// The listing did not reach its end.
 		l.stats.Total, l.stats.TotalKnown = out.listed, false
 	case l.stats.TotalKnown: // a strategy that listed every match before cutting (sortHere)
-	case !out.full(), out.sawEnd:
+	case !out.full(), out.sawEnd && !out.leftOver:
 		// Every match went to the sink: their number is the total,
 		// whatever the count said.
 		l.stats.Total, l.stats.TotalKnown = out.listed, true
@@ -244,6 +244,12 @@ type recordSink[T commerce.Record] struct {
 	// MaxResults-th record and saw that nothing follows: listed is then
 	// the number of matches, full or not.
 	sawEnd bool
+	// leftOver is set where the sink filled up with records still in
+	// hand: a tie group cut at the limit, or the record whose new sort
+	// value flushed it (byID only). The listing then saw more matches
+	// than MaxResults, whether or not its window ended on the record it
+	// filled up with.
+	leftOver bool
 }
 
 // accept hands rec to emit unless it was taken already. done is true once
@@ -291,6 +297,7 @@ func (s *recordSink[T]) accept(rec T) (done bool, err error) {
 	}
 	if k != s.tieKey {
 		if done, err := s.flush(); done || err != nil {
+			s.leftOver = s.leftOver || done
 			return done, err
 		}
 		s.tieKey = k
@@ -305,6 +312,7 @@ func (s *recordSink[T]) flush() (done bool, err error) {
 	slices.SortFunc(s.ties, func(a, b T) int { return strings.Compare(a.RecordID(), b.RecordID()) })
 	for i, rec := range s.ties {
 		if done, err = s.take(rec); done || err != nil {
+			s.leftOver = s.leftOver || done && i < len(s.ties)-1
 			clear(s.ties[i:])
 			break
 		}

@@ -224,3 +224,42 @@ func TestPlanTieGroupCutByMaxResults(t *testing.T) {
 			len(after), after[0], len(want), want[0])
 	}
 }
+
+// TestMaxResultsInsideTheLastTieGroup: the last records in the order share
+// one created_at, so the sink takes them by id, holding them until a
+// record with another value or the end comes. A max_results that falls
+// inside that group, or on the record that closes the group before it,
+// fills the sink with matches still in hand: the listing saw more than
+// max_results, and total is then no longer the records listed (it was, as
+// a store-matrix draw found: 418 where 419 matched). Every limit from 1 to
+// all, over stores whose last group has 1 to 4 records, on pages of 10.
+func TestMaxResultsInsideTheLastTieGroup(t *testing.T) {
+	for size := 21; size <= 24; size++ {
+		for group := 1; group <= 4; group++ {
+			var recs []fakeOrder
+			for i := range size {
+				at := fakeBase.Add(time.Duration(i) * time.Second)
+				if i >= size-group {
+					at = fakeBase.Add(time.Duration(size) * time.Second)
+				}
+				recs = append(recs, fakeOrder{id: fakeID(i), created: at})
+			}
+			e, err := New(&fakeOrders{records: shuffled(slices.Clone(recs))}, Options{PageSize: 10, MaxParallelRequests: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for limit := 1; limit <= size; limit++ {
+				got, stats := listFake(t, e, Query{Sort: "created_at", MaxResults: limit})
+				if len(got) != limit {
+					t.Fatalf("%d orders, last %d tied, max_results %d: listed %d", size, group, limit, len(got))
+				}
+				switch {
+				case stats.TotalKnown && stats.Total != size:
+					t.Errorf("%d orders, last %d tied, max_results %d: total %d given as known", size, group, limit, stats.Total)
+				case limit == size && !stats.TotalKnown:
+					t.Errorf("%d orders, last %d tied, max_results %d: every match listed and the end seen, but total unknown", size, group, limit)
+				}
+			}
+		}
+	}
+}
