@@ -85,6 +85,11 @@ type budget struct {
 	pauseUntil     time.Time // no request leaves before it
 	lastAccepted   time.Time // the newest accepted answer; zero before one
 	refusedInRow   int       // 429s since the last accepted answer
+
+	// askedFrom and askedUntil are the last wait the service asked for
+	// with Retry-After: a window that holds it measures that wait, not
+	// the pace the store accepts (see decrease).
+	askedFrom, askedUntil time.Time
 }
 
 func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLimit) *budget {
@@ -206,7 +211,19 @@ func (b *budget) observe(ctx context.Context, sent time.Time, status int, retryA
 // this client over the last window, or halves it when it accepted nothing.
 // It reports whether the budget dropped.
 func (b *budget) decrease(ctx context.Context, now time.Time) bool {
-	perSecond := float64(len(b.accepted)) / budgetWindow.Seconds()
+	// The accepted answers count over the part of the window in which
+	// the client was free to send: a store that answers a share of its
+	// requests 429 with Retry-After (a gateway, a storefront's surge)
+	// would otherwise see its budget set, right after each wait it asked
+	// for, from the few answers since, and a listing of 25,483 files with
+	// one answer in 20 so refused crawled at under 2 requests/s and did
+	// not finish in two minutes (store matrix, seed 10450). A window
+	// mostly spent waiting as asked says nothing of the pace.
+	span := budgetWindow - overlap(now.Add(-budgetWindow), now, b.askedFrom, b.askedUntil)
+	if span < budgetWindow/4 {
+		return false
+	}
+	perSecond := float64(len(b.accepted)) / span.Seconds()
 	target := budgetBackoff * perSecond
 	if len(b.accepted) == 0 {
 		current := b.learned
@@ -264,7 +281,8 @@ func (b *budget) pause(now time.Time, retryAfter string, full bool) {
 		until = b.accepted[0].Add(budgetWindow)
 	}
 	if d, ok := parseRetryAfter(retryAfter, now); ok {
-		until = maxTime(until, now.Add(min(d, b.patience)))
+		b.askedFrom, b.askedUntil = now, now.Add(min(d, b.patience))
+		until = maxTime(until, b.askedUntil)
 	}
 	b.pauseUntil = maxTime(b.pauseUntil, until)
 }
@@ -350,6 +368,15 @@ func (b *budget) throttledError(method, path string, refused int, last *APIError
 		last.Attempts = refused
 	}
 	return &ThrottledError{Method: method, Path: path, Refused: refused, Waited: since, Budget: b.rate(), RateLimit: b.ceiling, Err: last}
+}
+
+// overlap is how much of [from, to) lies within [a, b).
+func overlap(from, to, a, b time.Time) time.Duration {
+	end := b
+	if to.Before(b) {
+		end = to
+	}
+	return max(0, end.Sub(maxTime(from, a)))
 }
 
 func maxTime(a, b time.Time) time.Time {

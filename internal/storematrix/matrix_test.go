@@ -452,7 +452,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		var wg sync.WaitGroup
 		for i, k := range c.readers {
 			wg.Go(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
 				defer cancel()
 				ctx, arrival := coalesce.WithArrival(ctx, announced, readerKey(i))
 				defer arrival.Arrive()
@@ -480,6 +480,16 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		}
 	}
 }
+
+// readDeadline bounds one read, so that a read that never ends fails its
+// draw instead of hanging the run. The heaviest draws take minutes on an
+// idle machine, as the provider's reads (20 minutes by default) may:
+// 25,483 files with one answer in 20 a 429 asking for a second's wait,
+// tokens good for 7 requests and deletes during the read took 125 s (seed
+// 10450), 9,216 accounts at a store that ignores sort=, with 19 answers
+// that stalled past request_timeout (5 s each) and writes every other
+// request, 151 s (seed 10399); both ran out of the 2 minutes this was.
+const readDeadline = 5 * time.Minute
 
 // requestTimeout is the matrix's request_timeout, and stall a stalled
 // answer, which outlasts it. The timeout also covers a request's wait for
