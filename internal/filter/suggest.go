@@ -1,7 +1,6 @@
 package filter
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,29 +31,6 @@ func Closest(name string, names []string) string {
 	return best
 }
 
-// opAliases are the spellings other query languages give the service's
-// operators, where the edit distance alone cannot choose ("gte" is one edit
-// from both ge and gt).
-var opAliases = map[string]Op{"gte": Ge, "lte": Le}
-
-// SuggestOp returns the operator that name most likely means, or "" when
-// none is close. Besides Closest, it requires the first letter to match,
-// since "neq" or "ne" would otherwise suggest an operator with the opposite
-// meaning (eq, le, ge).
-func SuggestOp(name string) Op {
-	lower := strings.ToLower(name)
-	if op, ok := opAliases[lower]; ok {
-		return op
-	}
-	var same []string
-	for _, o := range Ops() {
-		if lower != "" && o[0] == lower[0] {
-			same = append(same, string(o))
-		}
-	}
-	return Op(Closest(name, same))
-}
-
 // editDistance is the optimal string alignment distance between a and b in
 // runes: the Levenshtein distance with swaps of adjacent runes counting as
 // one edit.
@@ -80,18 +56,4 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(t)]
-}
-
-// opHint is what an error message about the unknown operator name adds
-// after quoting it: ` (did you mean "ge"?)`, a note when only the case is
-// wrong, or "" when no operator is close.
-func opHint(name string) string {
-	op := SuggestOp(name)
-	switch {
-	case op == "":
-		return ""
-	case Op(strings.ToLower(name)) == op:
-		return fmt.Sprintf(" (operator names are lower-case; did you mean %q?)", op)
-	}
-	return fmt.Sprintf(" (did you mean %q?)", op)
 }

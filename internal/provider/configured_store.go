@@ -11,15 +11,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/commerce-tf/terraform-provider-commerce/internal/cache"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // configuredStore is what a configured provider hands its data sources and its
@@ -233,4 +234,21 @@ func (tfLogger) Info(ctx context.Context, msg string, fields map[string]any) {
 
 func (tfLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
 	tflog.Warn(ctx, msg, fields)
+}
+
+// configureClient takes the provider's client from the ProviderData of a
+// data source's or an ephemeral resource's ConfigureRequest. It is nil
+// before the provider is configured (e.g. during validation).
+func configureClient(providerData any, dst **configuredStore) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if providerData == nil {
+		return diags
+	}
+	c, ok := providerData.(*configuredStore)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *configuredStore, got %T; this is a bug in the provider, please report it", providerData))
+		return diags
+	}
+	*dst = c
+	return diags
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/reads"
 )
 
@@ -64,5 +65,22 @@ func includeJSONWarning(stateBytes, records int) diag.Diagnostics {
 		fmt.Sprintf("include_json kept the JSON of %s records: %s of state, which Terraform holds in memory several times over (120 MB took it to 1.34 GB) and writes to every plan file. "+
 			"Remove include_json where the typed attributes hold what you use, set include_records = false where ids are enough, or narrow filter.",
 			thousands(records), mib(stateBytes)))
+	return diags
+}
+
+// splitWarning says, after a read whose in() was split over several
+// requests, into how many parts and what they cost.
+func splitWarning(in listInputs, res reads.Result) diag.Diagnostics {
+	var diags diag.Diagnostics
+	s := res.Split
+	if s.Parts == nil {
+		return diags
+	}
+	at := in.filterPath()
+	diags.AddAttributeWarning(at, "Long in() split over several requests",
+		fmt.Sprintf("%s: in(%s,…) has %d values, more than one request can carry (the service takes at most %d bytes). "+
+			"The provider listed it in %d parts, each within the limit and a whole number of pages of values, and merged them (in order, each record once): "+
+			"%d list requests. Nothing to change unless that is too many; it splits at most %d values.",
+			at, s.Attribute, s.Values, commerce.MaxRequestBytes, len(s.Parts), res.Pages, filter.MaxInValues))
 	return diags
 }

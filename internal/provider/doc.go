@@ -14,15 +14,20 @@
 // A list read, from the top:
 //
 //	server.go         ReadDataSource of a list data source
-//	list_read.go      its inputs, checked, and timeout (openListRead), what
-//	                  it lists (the data source's target), then readList:
-//	                  the query handed to reads.Read once, and the state
-//	                  written by a liststate.Collector, within its ceiling
+//	list_read.go      its inputs and timeout (openListRead), what it lists
+//	                  (the data source's target), then readList: the query
+//	                  handed to reads.Read once, and the state written by a
+//	                  liststate.Collector, within its ceiling
+//	list_inputs.go    the inputs' model, the filter and where items checked
+//	                  against the endpoint, and the query they make
+//	configured_store.go  the store a read lists from: the transport, the
+//	                  engine and the reads around it, and the cache
 //	diagnostics.go    the engine's and the transport's errors, in the
-//	                  service's words and with a fix
+//	                  service's words and with a fix, and a state too large
 //	cost_warnings.go  what a read cost that its configuration does not
-//	                  show (max_results that could not stop it early, a
-//	                  large include_json state)
+//	                  show (a long in() split over several requests,
+//	                  max_results that could not stop it early, a large
+//	                  include_json state)
 //	text.go           numbers and names as messages write them
 //
 // configured_store.go builds the transport (internal/client), the engine
