@@ -24,7 +24,7 @@ const defaultMinLifetime = 10 * time.Minute
 // provider's own access token, for the tools beside it in the same run,
 // never written to plan or state.
 type accessTokenResource struct {
-	client *configuredStore
+	store *configuredStore
 }
 
 var _ ephemeral.EphemeralResourceWithConfigure = (*accessTokenResource)(nil)
@@ -82,7 +82,7 @@ func (r *accessTokenResource) Schema(_ context.Context, _ ephemeral.SchemaReques
 }
 
 func (r *accessTokenResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req.ProviderData, &r.client)...)
+	resp.Diagnostics.Append(configureStore(req.ProviderData, &r.store)...)
 }
 
 func (r *accessTokenResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
@@ -91,7 +91,7 @@ func (r *accessTokenResource) Open(ctx context.Context, req ephemeral.OpenReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.client == nil {
+	if r.store == nil {
 		resp.Diagnostics.AddError("Provider not configured", "The provider was not configured before commerce_access_token was opened; this is a bug in Terraform or the provider, please report it.")
 		return
 	}
@@ -100,7 +100,7 @@ func (r *accessTokenResource) Open(ctx context.Context, req ephemeral.OpenReques
 		// The validator checked it.
 		minLifetime, _ = time.ParseDuration(m.MinLifetime.ValueString())
 	}
-	tok, err := r.client.transport.AccessToken(ctx, minLifetime)
+	tok, err := r.store.transport.AccessToken(ctx, minLifetime)
 	var short *client.TokenLifetimeError
 	switch {
 	case errors.As(err, &short):

@@ -224,7 +224,7 @@ func benchOrders(b *testing.B, n int) []commerce.Order {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
+	s, err := newConfiguredStore(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

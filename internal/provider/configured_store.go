@@ -41,9 +41,9 @@ type configuredStore struct {
 // The transport is what the engine sends its requests through.
 var _ listing.Getter = (*client.Client)(nil)
 
-// newService builds the transport from cfg, the engine on it, and the
+// newConfiguredStore builds the transport from cfg, the engine on it, and the
 // reads around the engine.
-func newService(cfg client.Config, opts listing.Options, ropts reads.Options) (*configuredStore, error) {
+func newConfiguredStore(cfg client.Config, opts listing.Options, ropts reads.Options) (*configuredStore, error) {
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, err
@@ -236,10 +236,10 @@ func (tfLogger) Warn(ctx context.Context, msg string, fields map[string]any) {
 	tflog.Warn(ctx, msg, fields)
 }
 
-// configureClient takes the provider's client from the ProviderData of a
+// configureStore takes the provider's store from the ProviderData of a
 // data source's or an ephemeral resource's ConfigureRequest. It is nil
 // before the provider is configured (e.g. during validation).
-func configureClient(providerData any, dst **configuredStore) diag.Diagnostics {
+func configureStore(providerData any, dst **configuredStore) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if providerData == nil {
 		return diags

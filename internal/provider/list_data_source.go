@@ -25,7 +25,7 @@ import (
 // What the endpoint can do comes from the capability table where the path
 // is in it, else from a probe of the service at the first read.
 type listDataSource struct {
-	client  *configuredStore
+	store   *configuredStore
 	encoder liststate.Encoder[commerce.Generic]
 }
 
@@ -101,7 +101,7 @@ func (d *listDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 }
 
 func (d *listDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
+	resp.Diagnostics.Append(configureStore(req.ProviderData, &d.store)...)
 }
 
 // ValidateConfig checks what can be checked before any request: the
@@ -217,7 +217,7 @@ func (d *listDataSource) prepareDirect(typ tftypes.Type) (err error) {
 // answers ReadDataSource itself with readDirect's state (server.go). This
 // adapter serves whoever runs the provider through providerserver alone.
 func (d *listDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readThroughDirect(ctx, d, d.client, req, resp)
+	readThroughDirect(ctx, d, d.store, req, resp)
 }
 
 // listPathValidator checks path at plan time, with the client's rules.

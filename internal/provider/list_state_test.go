@@ -120,14 +120,14 @@ func referenceRead[T commerce.Record](ctx context.Context, c *configuredStore, r
 type referenceTypedList[T commerce.Record] struct{ *typedListDataSource[T] }
 
 func (d referenceTypedList[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	referenceRead(ctx, d.client, d.rt, req, resp, func(context.Context, listInputs) (listTarget[T], bool) { return d.target(), true })
+	referenceRead(ctx, d.store, d.rt, req, resp, func(context.Context, listInputs) (listTarget[T], bool) { return d.target(), true })
 }
 
 type referenceList struct{ *listDataSource }
 
 func (d referenceList) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	referenceRead(ctx, d.client, genericType, req, resp, func(ctx context.Context, in listInputs) (listTarget[commerce.Generic], bool) {
-		t, diags := d.target(ctx, d.client, req.Config, in)
+	referenceRead(ctx, d.store, genericType, req, resp, func(ctx context.Context, in listInputs) (listTarget[commerce.Generic], bool) {
+		t, diags := d.target(ctx, d.store, req.Config, in)
 		resp.Diagnostics.Append(diags...)
 		return t, !diags.HasError()
 	})

@@ -26,8 +26,8 @@ import (
 // commerce_file and commerce_account: one record by id, by a unique
 // attribute, or by a filter that must match exactly one record.
 type lookupDataSource[T commerce.Record] struct {
-	rt     recordType[T]
-	client *configuredStore
+	rt    recordType[T]
+	store *configuredStore
 }
 
 var (
@@ -83,7 +83,7 @@ func (d *lookupDataSource[T]) ConfigValidators(context.Context) []datasource.Con
 }
 
 func (d *lookupDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
+	resp.Diagnostics.Append(configureStore(req.ProviderData, &d.store)...)
 }
 
 // selected returns the selector that is set and its value; ok is false
@@ -123,7 +123,7 @@ func (d *lookupDataSource[T]) ValidateConfig(ctx context.Context, req datasource
 // Read is the framework's Read: the server reads a lookup directly
 // (readDirect), as it reads a list.
 func (d *lookupDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readThroughDirect(ctx, d, d.client, req, resp)
+	readThroughDirect(ctx, d, d.store, req, resp)
 }
 
 // prepareDirect checks at the server's start that the schema holds every

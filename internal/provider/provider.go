@@ -178,7 +178,7 @@ func (p *commerceProvider) Configure(ctx context.Context, req provider.Configure
 	if disk != nil {
 		ropts.Snapshots = disk
 	}
-	c, err := newService(ccfg, lopts, ropts)
+	c, err := newConfiguredStore(ccfg, lopts, ropts)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid provider configuration", err.Error())
 		return

@@ -25,7 +25,7 @@ import (
 // recordDataSource is commerce_record: one record of any list endpoint, by id or
 // by a filter that must match exactly one, the singular of commerce_list.
 type recordDataSource struct {
-	client *configuredStore
+	store *configuredStore
 }
 
 var (
@@ -68,7 +68,7 @@ func (d *recordDataSource) ConfigValidators(context.Context) []datasource.Config
 }
 
 func (d *recordDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
+	resp.Diagnostics.Append(configureStore(req.ProviderData, &d.store)...)
 }
 
 // recordArgs are commerce_record's arguments.
@@ -108,7 +108,7 @@ func (d *recordDataSource) ValidateConfig(ctx context.Context, req datasource.Va
 // Read is the framework's Read: the server reads commerce_record directly
 // (readDirect), as it reads a list.
 func (d *recordDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readThroughDirect(ctx, d, d.client, req, resp)
+	readThroughDirect(ctx, d, d.store, req, resp)
 }
 
 // prepareDirect checks at the server's start that the schema holds every

@@ -22,7 +22,7 @@ func TestLookupStateEqualsFramework(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Orders: 20, Files: 1, Accounts: 1})
 	clearEnv(t)
 	p := serveInProcess(t, srv)
-	s, err := newService(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
+	s, err := newConfiguredStore(client.Config{BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret}, listing.Options{}, reads.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 // typedListDataSource is the one implementation behind commerce_orders,
 // commerce_files and commerce_accounts.
 type typedListDataSource[T commerce.Record] struct {
-	rt     recordType[T]
-	client *configuredStore
+	rt    recordType[T]
+	store *configuredStore
 	// encoder writes the records' state for readDirect; set by
 	// prepareDirect, from the schema.
 	encoder liststate.Encoder[T]
@@ -135,7 +135,7 @@ func whereAttribute(exampleAttribute string) schema.Attribute {
 }
 
 func (d *typedListDataSource[T]) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	resp.Diagnostics.Append(configureClient(req.ProviderData, &d.client)...)
+	resp.Diagnostics.Append(configureStore(req.ProviderData, &d.store)...)
 }
 
 func (d *typedListDataSource[T]) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
@@ -176,7 +176,7 @@ func (d *typedListDataSource[T]) prepareDirect(typ tftypes.Type) (err error) {
 // answers ReadDataSource itself with readDirect's state (server.go). This
 // adapter serves whoever runs the provider through providerserver alone.
 func (d *typedListDataSource[T]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readThroughDirect(ctx, d, d.client, req, resp)
+	readThroughDirect(ctx, d, d.store, req, resp)
 }
 
 // field is one typed attribute of a record as Terraform sees it: its
