@@ -71,7 +71,7 @@ func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 	}
 	lq := p.listQuery([]Query{q})
 	if !a.cut.IsZero() {
-		lq.createdBefore = a.cut
+		lq.CreatedBefore = a.cut
 	}
 	return p.readFull(ctx, lq, a.to)
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
@@ -47,7 +46,7 @@ func (w *walk[T]) offsetLimitErrorFor(err error, win *pageWindow[T]) error {
 // the matches past MaxResults and the service honours the ask.
 // Traversal goroutine.
 func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], commerce.Page[T], error) {
-	win, err := w.start(ctx, w.q.filter, key, nil, w.q.exactCount, nil)
+	win, err := w.start(ctx, w.q.filter, key, nil, w.q.ExactCount, nil)
 	if err != nil {
 		return nil, commerce.Page[T]{}, err
 	}
@@ -62,22 +61,18 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], c
 // listQuery is one listing of one filter, as the engine runs it: a read's
 // plan (plan.go) makes it, with what every reader of the listing keeps.
 type listQuery struct {
-	filter      filter.Parsed
-	key         sortKey
-	maxResults  int  // stop after this many records; 0 means all
-	includeJSON bool // keep each record's raw JSON
-	// createdBefore, if set, leaves out records created at or after it:
-	// the service is eventually consistent, and the newest records may
-	// not all be visible yet. Sent as lt(created_at,...) where the
-	// endpoint filters on created_at, applied here otherwise.
-	createdBefore time.Time
+	filter filter.Parsed
+	key    sortKey
+	// Need is what the listing's readers need of it together: how many
+	// records, with JSON or not, an exact count or not, and the
+	// consistency point (CreatedBefore: the service is eventually
+	// consistent, and the newest records may not all be visible yet; sent
+	// as lt(created_at,...) where the endpoint filters on created_at,
+	// applied here otherwise).
+	Need
 	// progress logs every progressInterval records; off for the listings
 	// a read makes on the way (parts, a refresh's changes).
 	progress bool
-	// exactCount asks the service for an exact count of the query's
-	// matches on the first request, for a reader cut at its MaxResults
-	// that reports the matches (Query.CountMatches).
-	exactCount bool
 }
 
 // emitters are where a listing's records go: emit in the query's order,
@@ -118,7 +113,7 @@ type listRun[T commerce.Record] struct {
 // recordSink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
 func (l *listRun[T]) recordSink(ctx context.Context) *recordSink[T] {
-	return &recordSink[T]{emit: l.to.emit, limit: l.q.maxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
+	return &recordSink[T]{emit: l.to.emit, limit: l.q.MaxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
 		sizeHint: func() int { return l.stats.Count.Hint() }, progress: l.progressLogger(ctx)}
 }
 
@@ -176,15 +171,15 @@ func idBound(expr filter.Parsed) int {
 	return bound
 }
 
-// createdBeforeFilter applies q.createdBefore within room: as
+// createdBeforeFilter applies q.CreatedBefore within room: as
 // lt(created_at,...) merged into the filter where the endpoint filters on
 // created_at and the filter has room, else as a normalised timestamp the
 // sink drops records by.
 func (q listQuery) createdBeforeFilter(r filterRoom) (filter.Parsed, string) {
-	if q.createdBefore.IsZero() {
+	if q.CreatedBefore.IsZero() {
 		return q.filter, ""
 	}
-	cut := filter.FormatTimestamp(q.createdBefore)
+	cut := filter.FormatTimestamp(q.CreatedBefore)
 	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
 		if narrowed, _, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
 			return narrowed, ""

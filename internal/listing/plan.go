@@ -85,15 +85,13 @@ func (l *Listing[T]) Split() filter.InSplit { return l.split }
 // count where one reports it past its MaxResults, cut at the consistency
 // point, which is fixed now, as the listing starts.
 func (l *Listing[T]) Need(keep []Query) Need {
-	q := l.listQuery(keep)
-	return Need{MaxResults: q.maxResults, IncludeJSON: q.includeJSON, ExactCount: q.exactCount, CreatedBefore: q.createdBefore}
+	return l.listQuery(keep).Need
 }
 
 // Read lists what need asks of the listing, in full (in windows past the
 // offset limit, each part of a split in()), and hands it to to.
 func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, error) {
-	q := listQuery{filter: l.filter, key: l.key, progress: true, maxResults: need.MaxResults,
-		includeJSON: need.IncludeJSON, exactCount: need.ExactCount, createdBefore: need.CreatedBefore}
+	q := listQuery{filter: l.filter, key: l.key, Need: need, progress: true}
 	return l.readFull(ctx, q, emitters[T]{emit: to.Emit, late: to.Late})
 }
 
@@ -129,16 +127,16 @@ func listingName[T commerce.Record](path, filter string, key sortKey, buffer tim
 func (p *Listing[T]) listQuery(keep []Query) listQuery {
 	q := listQuery{filter: p.filter, key: p.key, progress: true}
 	for i, k := range keep {
-		if i == 0 || q.maxResults > 0 && (k.MaxResults == 0 || k.MaxResults > q.maxResults) {
-			q.maxResults = k.MaxResults
+		if i == 0 || q.MaxResults > 0 && (k.MaxResults == 0 || k.MaxResults > q.MaxResults) {
+			q.MaxResults = k.MaxResults
 		}
-		q.includeJSON = q.includeJSON || k.IncludeJSON
+		q.IncludeJSON = q.IncludeJSON || k.IncludeJSON
 		// Asked whatever the listing's own limit, so that a read cut at
 		// its MaxResults reports the same shared or alone.
-		q.exactCount = q.exactCount || k.CountMatches && k.MaxResults > 0
+		q.ExactCount = q.ExactCount || k.CountMatches && k.MaxResults > 0
 	}
 	if p.buffer > 0 {
-		q.createdBefore = time.Now().Add(-p.buffer)
+		q.CreatedBefore = time.Now().Add(-p.buffer)
 	}
 	return q
 }
@@ -210,7 +208,7 @@ func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) 
 // the engine built it with narrowed.
 func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	r := newWindowReader(e, kind, q.includeJSON)
+	r := newWindowReader(e, kind, q.IncludeJSON)
 	defer func() {
 		// Cancel first, so that queued page requests return at once.
 		cancel()
@@ -307,7 +305,7 @@ type partListing[T commerce.Record] struct {
 // listParts lists each part of a split in() on its own, as many
 // at once as the engine has workers, and hands to the merged list: sorted
 // by key as sortRecords sorts (ties by id), each id once, at most
-// q.maxResults. Records the parts' catch-ups found go to to.late (to
+// q.MaxResults. Records the parts' catch-ups found go to to.late (to
 // to.emit without it), sorted the same way.
 func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -367,7 +365,7 @@ func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.K
 
 // emitMerged sorts the parts' records and hands them out, each id once.
 func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *Stats) error {
-	maxResults := q.maxResults
+	maxResults := q.MaxResults
 	all, late = uniqueByID(all), uniqueByID(late)
 	if err := sortRecords(all, q.key); err != nil {
 		return err
