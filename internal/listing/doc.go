@@ -33,7 +33,7 @@
 //     the position read);
 //   - plan.go: one read planned once (Plan: the sort, a long in() in
 //     parts), what its readers need of it together, the listing read in
-//     full (Listing.Read), and the planner, which picks the strategy;
+//     full (Listing.Read), and the choice of the strategy that lists it;
 //   - source.go: what the cache's refresh asks of a listing besides:
 //     a count, a first page, ranges read whole (refresh.Source);
 //   - probe.go, lookup.go: endpoints the capability table does not know,

@@ -22,10 +22,10 @@ package listing
 // their sinks (the listing's progress: stats, ids seen, the limit). Page
 // requests run on the scheduler's workers. A worker may use only the
 // windowReader, whose fields are fixed when the listing starts (or atomic,
-// or safe for concurrent use), and the window it works for, whose planning
+// or safe for concurrent use), and the window it works for, whose sizing
 // fields are guarded by the window's mutex.
 // Anything a worker needs to know of the listing's progress is computed by
-// the traversal goroutine and passed in (a quota); a worker plans a window
+// the traversal goroutine and passed in (a quota); a worker sizes a window
 // only for a listing without a record limit (see prefetch).
 //
 // Workers hand their results back over channels, one per page of a window
@@ -52,7 +52,7 @@ import (
 // (TestLazyCountsCostFewRequests).
 const lazyReadAhead = 10
 
-// windowReader opens windows, requests their pages and plans them. What it
+// windowReader opens windows, requests their pages and sizes them. What it
 // holds is fixed when the listing starts, or atomic, so that the traversal
 // goroutine and the workers share it.
 type windowReader[T commerce.Record] struct {
@@ -101,10 +101,10 @@ type pageWindow[T commerce.Record] struct {
 	next  chan continuation[T]
 
 	mu sync.Mutex
-	// Set once, when the first page plans the window (plan).
-	planned bool
-	stride  int // how far apart pages start (see stride)
-	last    int // the index of the page that reaches the offset limit
+	// Set once, when the first page sizes the window (size).
+	sized  bool
+	stride int // how far apart pages start (see stride)
+	last   int // the index of the page that reaches the offset limit
 	// requested is how many pages are requested, from the first on;
 	// readAhead is set once pages are read ahead of what the count says.
 	requested int
@@ -174,17 +174,17 @@ func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 }
 
 // open requests a window's first page; the traversal goroutine, which
-// calls it, plans the rest when it reads the window (see read).
+// calls it, sizes the rest when it reads the window (see read).
 func (r *windowReader[T]) open(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
 	return r.start(parent, base, key, bound, false, nil)
 }
 
 // prefetch opens the window that follows one being read, in a listing
-// without a record limit. The worker that receives its first page plans
+// without a record limit. The worker that receives its first page sizes
 // the rest at once, so that its pages are queued before the traversal
 // goroutine has caught up with it. Any goroutine.
 func (r *windowReader[T]) prefetch(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (*pageWindow[T], error) {
-	return r.start(parent, base, key, bound, false, func(w *pageWindow[T], p0 commerce.Page[T]) { r.plan(w, p0, unlimited) })
+	return r.start(parent, base, key, bound, false, func(w *pageWindow[T], p0 commerce.Page[T]) { r.size(w, p0, unlimited) })
 }
 
 // start builds a window and requests its first page, handing the page to
@@ -212,7 +212,7 @@ func (r *windowReader[T]) start(parent context.Context, base filter.Parsed, key 
 
 // pageTask is the request of w's page i, run by a scheduler worker; then,
 // if set, sees the page before the traversal goroutine does. Page i > 0
-// is requested once the window is planned, so w.stride is set.
+// is requested once the window is sized, so w.stride is set.
 func (r *windowReader[T]) pageTask(w *pageWindow[T], i int, then func(commerce.Page[T])) func() {
 	return func() {
 		if err := w.ctx.Err(); err != nil {
@@ -236,17 +236,17 @@ func (r *windowReader[T]) fetch(ctx context.Context, req pageRequest) (commerce.
 	return fetchPage(ctx, r.e, r.kind, req, &r.notes)
 }
 
-// plan sizes a window once its first page has come: the stride its pages
-// start at, and the pages requested at once, from the count. It plans once
+// size works out a window once its first page has come: the stride its pages
+// start at, and the pages requested at once, from the count. It sizes once
 // per window: on a worker for prefetched windows, else on the traversal
 // goroutine, which passes its quota.
-func (r *windowReader[T]) plan(w *pageWindow[T], p0 commerce.Page[T], want quota) {
+func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.planned {
+	if w.sized {
 		return
 	}
-	w.planned = true
+	w.sized = true
 	w.stride = r.stride(p0.Count)
 	w.last = r.lastPage(w.stride)
 	w.requested = 1
@@ -459,7 +459,7 @@ func (w *pageWindow[T]) progressed() bool {
 	return err == nil && first != w.lastKey
 }
 
-// read hands a window's records to deliver in order, planning its pages
+// read hands a window's records to deliver in order, sizing its pages
 // for want. It reports done when the window ended (a short page: the
 // traversal has every record from its bound on) or deliver had enough, or
 // the continuation after a full window. Traversal goroutine.
@@ -469,7 +469,7 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 	if err != nil {
 		return false, none, err
 	}
-	r.plan(w, r0.page, want)
+	r.size(w, r0.page, want)
 	check := newWindowCheck(r, w, r0.page.Count)
 	for i := 0; ; i++ {
 		rp := r0

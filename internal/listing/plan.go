@@ -164,7 +164,7 @@ func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) 
 	return listAll(ctx, p.e, p.kind, q, to)
 }
 
-// The planner of one listing: which strategy lists the query, chosen from
+// The strategy of one listing: which one lists the query, chosen from
 // the endpoint's row of the capability table and switched once when the
 // service does not sort as the row says.
 

@@ -38,7 +38,7 @@ func (rf *refresher[T]) locate(ctx context.Context, known []T, total int) ([]T, 
 	top := createdRange{lo: 0, hi: len(sorted), count: total}
 	l.reads = top.readCost(l.ps)
 	l.deficit = max(-1, top.hi-top.lo-top.count)
-	parts := l.plan(top)
+	parts := l.splitFor(top)
 	if parts == nil {
 		return nil, NotProvable{"locating what was deleted would cost more than a full read"}
 	}
@@ -127,7 +127,7 @@ func (l *locator[T]) round(ctx context.Context) error {
 	var reads []createdRange
 	var splits []splitting
 	for _, sp := range differ {
-		if parts := l.plan(sp); parts != nil {
+		if parts := l.splitFor(sp); parts != nil {
 			splits = append(splits, splitting{sp, parts})
 		} else {
 			reads = append(reads, sp)
@@ -211,7 +211,7 @@ type locator[T commerce.Record] struct {
 	ps     int
 
 	budget    int            // requests a refresh may spend in all
-	committed int            // counts planned in this round and not yet sent
+	committed int            // counts this round has committed and not yet sent
 	reads     int            // requests the pending ranges may still take to read
 	pending   []createdRange // ranges whose count differs, or not yet compared
 	done      []located[T]
@@ -232,10 +232,10 @@ func (l *locator[T]) keep(sp createdRange, recs []T) {
 	l.done = slices.Insert(l.done, i, located[T]{lo: sp.lo, recs: recs})
 }
 
-// plan decides how sp splits (affordableParts) and commits the budget
+// splitFor decides how sp splits (affordableParts) and commits the budget
 // the split takes: its counts, and the reads of its parts estimated from
 // their sizes until the counts come. nil: sp is read instead.
-func (l *locator[T]) plan(sp createdRange) []createdRange {
+func (l *locator[T]) splitFor(sp createdRange) []createdRange {
 	parts := l.affordableParts(sp)
 	if parts == nil {
 		return nil
