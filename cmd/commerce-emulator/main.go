@@ -153,6 +153,7 @@ func defineFlags(fs *flag.FlagSet, c *config) *flags {
 	fs.IntVar(&c.opts.MaxFilterRequestBytes, "max-filter-request-bytes", emulator.DefaultMaxFilterRequestBytes, "longest request target (path and query) of a request with a filter before the answer is 400 (negative: no limit)")
 	fs.StringVar(&f.clientID, "client-id", emulator.DefaultClientID, "accepted client_id")
 	fs.StringVar(&f.clientSecret, "client-secret", emulator.DefaultClientSecret, "accepted client_secret")
+	fs.StringVar(&c.opts.StoreName, "store-name", emulator.DefaultStoreName, "name of the store behind the credentials (GET /v2/stores/{id}); its id comes from -seed")
 	fs.StringVar(&c.readyFile, "ready-file", "", "write the base URL to this `file` once listening")
 	fs.BoolVar(&c.requestLog, "request-log", false, "print one line per request to stderr: time, number, method, target, status, duration")
 	return f

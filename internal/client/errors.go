@@ -396,6 +396,10 @@ func (e *APIError) RefusedParameter(name string) (string, bool) {
 // NotFound reports whether err is the service's 404 for a record.
 func NotFound(err error) bool { return IsStatus(err, http.StatusNotFound) }
 
+// Forbidden reports whether err is the service's 403: the credentials have
+// no access to what was asked.
+func Forbidden(err error) bool { return IsStatus(err, http.StatusForbidden) }
+
 // IsStatus reports whether err is an APIError with the given HTTP status.
 func IsStatus(err error, status int) bool {
 	var apiErr *APIError

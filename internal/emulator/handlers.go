@@ -16,6 +16,11 @@ func (s *Server) handle(r *http.Request) *response {
 	switch {
 	case path == "/oauth/access_token":
 		return s.handleToken(r)
+	case isStorePath(path):
+		if aerr := s.authenticate(r); aerr != nil {
+			return s.errorResponse(aerr)
+		}
+		return s.handleStore(r)
 	case isResourcePath(path):
 		if aerr := s.authenticate(r); aerr != nil {
 			return s.errorResponse(aerr)
@@ -69,7 +74,7 @@ func (s *Server) notFound(path string) *response {
 		groups = append(groups, "GET "+prefix+"/{"+strings.Join(names, ",")+"}[/{id}]")
 	}
 	return s.errorResponse(&apiError{status: http.StatusNotFound,
-		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token and %s.", path, orList(groups))})
+		detail: fmt.Sprintf("No endpoint at %s: the service serves POST /oauth/access_token, GET %s, GET %s{id} and %s.", path, settingsPath, storesPath, orList(groups))})
 }
 
 // handleGet serves GET {prefix}/{resource}/{id}.

@@ -126,6 +126,18 @@ type Options struct {
 	// CacheSize is the number of filtered and sorted results kept. Default
 	// 32; negative disables the cache.
 	CacheSize int
+
+	// StoreID is the id of the store behind the credentials, as GET
+	// /v2/settings gives it. Default: a UUID drawn from Seed, so that
+	// another seed is another store.
+	StoreID string
+	// StoreName is the store's name, as GET /v2/stores/{id} gives it.
+	// Default "Emulator store".
+	StoreName string
+	// StoreNameForbidden answers GET /v2/stores/{id} with 403, as the
+	// service does for a key without access to the store endpoint (the
+	// vendor's CLI then goes without the name).
+	StoreNameForbidden bool
 }
 
 // Defaults of Options.
@@ -138,6 +150,7 @@ const (
 	DefaultClientID      = "emulator-client-id"
 	DefaultClientSecret  = "emulator-client-secret"
 	DefaultTokenLifetime = time.Hour
+	DefaultStoreName     = "Emulator store"
 	DefaultPageLimit     = 25
 	MaxPageLimit         = 100
 	OffsetLimit          = 10000
@@ -178,6 +191,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.StoreID == "" {
+		o.StoreID = newUUID(newRand(o.Seed, streamStore))
+	}
+	if o.StoreName == "" {
+		o.StoreName = DefaultStoreName
 	}
 	return o
 }

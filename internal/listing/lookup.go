@@ -1,6 +1,6 @@
 package listing
 
-// One record, by id.
+// One record by id, and the store behind the credentials.
 
 import (
 	"context"
@@ -31,5 +31,29 @@ func Lookup[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kin
 			e.log.Warn(ctx, w.Message, w.Fields)
 		}
 	}
+	return out, err
+}
+
+// LookupSettings reads the settings of the store behind the credentials:
+// its id and its limits on lists (commerce.DecodeSettingsBody).
+func LookupSettings(ctx context.Context, e *Engine) (commerce.StoreSettings, error) {
+	var out commerce.StoreSettings
+	err := e.get.Get(ctx, commerce.SettingsPath, nil, func(body []byte) error {
+		s, err := commerce.DecodeSettingsBody(body)
+		out = s
+		return err
+	})
+	return out, err
+}
+
+// LookupStoreName reads the name of the store with id, as the settings
+// give it.
+func LookupStoreName(ctx context.Context, e *Engine, id string) (string, error) {
+	var out string
+	err := e.get.Get(ctx, commerce.StorePath(id), nil, func(body []byte) error {
+		name, err := commerce.DecodeStoreBody(body, id)
+		out = name
+		return err
+	})
 	return out, err
 }

@@ -21,8 +21,8 @@ import (
 // so that the documentation's examples are known to work as written.
 func TestAccExamples(t *testing.T) {
 	files, err := filepath.Glob("../../examples/data-sources/*/data-source.tf")
-	if err != nil || len(files) != 8 {
-		t.Fatalf("want the eight data source examples, found %v (%v)", files, err)
+	if err != nil || len(files) != 9 {
+		t.Fatalf("want the nine data source examples, found %v (%v)", files, err)
 	}
 	files = append(files, "../../examples/demo/main.tf")
 	srv := emulatortest.Start(t, emulator.Options{Seed: 1})

@@ -47,7 +47,8 @@ func TestAccGuidesPaste(t *testing.T) {
 				shown = append(shown, b.output...)
 			}
 			env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-				envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+				envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret,
+				"TF_VAR_store_id="+srv.StoreID())
 			// As the guides say: `get` installs module folders, where
 			// init would also look the local build up in the registry.
 			if out, err := run(folder, env, cli, "get", "-no-color"); err != nil {

@@ -49,6 +49,8 @@ func TestAccGuides(t *testing.T) {
 	t.Setenv(envBaseURL, srv.URL())
 	t.Setenv(envClientID, emulator.DefaultClientID)
 	t.Setenv(envClientSecret, emulator.DefaultClientSecret)
+	// right-store.tf stops the plan on any store but the one the pipeline names.
+	t.Setenv("TF_VAR_store_id", srv.StoreID())
 	var ran []string
 	for _, file := range files {
 		name := filepath.ToSlash(strings.TrimPrefix(file, "../../examples/guides/"))

@@ -136,6 +136,7 @@ func runLiveSuite(t *testing.T, store liveStore) {
 	})
 	t.Run("rejected_filter", func(t *testing.T) { testLiveRejectedFilter(t, store) })
 	t.Run("access_token", func(t *testing.T) { testLiveAccessToken(t, store) })
+	t.Run("store", func(t *testing.T) { testLiveStore(t, store) })
 }
 
 // providerBlock configures the provider at the suite's rate; the rest comes
@@ -435,3 +436,39 @@ resource "echo" "token" {}`,
 		}},
 	})
 }
+
+// testLiveStore reads commerce_store: the store has an id; its name may be
+// refused to the key (null, with a warning); a limit its settings give is
+// at least 1.
+func testLiveStore(t *testing.T, store liveStore) {
+	limit := func(name string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue("data.commerce_store.live", tfjsonpath.New(name), positiveOrNull{})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Factories,
+		Steps: []resource.TestStep{{
+			Config: store.providerBlock() + `data "commerce_store" "live" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.commerce_store.live", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`\S`))),
+				limit("page_length"), limit("page_offset_limit"), limit("filter_limit"),
+			},
+		}},
+	})
+}
+
+// positiveOrNull holds a number to at least 1, or to null: a limit the
+// settings may not give.
+type positiveOrNull struct{}
+
+func (positiveOrNull) CheckValue(v any) error {
+	if v == nil {
+		return nil
+	}
+	n, ok := v.(json.Number)
+	if i, err := n.Int64(); !ok || err != nil || i < 1 {
+		return fmt.Errorf("%v is neither null nor a whole number of at least 1", v)
+	}
+	return nil
+}
+
+func (positiveOrNull) String() string { return "null or at least 1" }

@@ -409,6 +409,6 @@ func (p *commerceProvider) EphemeralResources(context.Context) []func() ephemera
 func (p *commerceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newOrdersDataSource, newFilesDataSource, newAccountsDataSource, newListDataSource,
-		newOrderDataSource, newFileDataSource, newAccountDataSource, newRecordDataSource,
+		newOrderDataSource, newFileDataSource, newAccountDataSource, newRecordDataSource, newStoreDataSource,
 	}
 }
