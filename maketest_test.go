@@ -52,3 +52,25 @@ func covered(rel string, patterns []string) bool {
 	}
 	return false
 }
+
+// The other CLIs' skip list names tests that exist: a renamed test would
+// otherwise run on every CLI again, unseen.
+func TestOtherCLISkipNamesTests(t *testing.T) {
+	makefile, err := os.ReadFile("GNUmakefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^OTHER_CLI_SKIP = '\^TestAcc\(([^)]*)\)\$\$'$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("GNUmakefile sets no OTHER_CLI_SKIP of the form '^TestAcc(A|B)$$'")
+	}
+	sources, err := exec.Command("sh", "-c", "cat internal/provider/*_test.go").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(string(m[1]), "|") {
+		if !strings.Contains(string(sources), "func TestAcc"+name+"(t *testing.T)") {
+			t.Errorf("OTHER_CLI_SKIP names TestAcc%s, which internal/provider does not define", name)
+		}
+	}
+}
