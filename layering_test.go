@@ -139,6 +139,16 @@ func methodCalls(t *testing.T) map[string]map[string]map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A package that failed to load or type-check has no selections to
+	// count: its calls would pass unseen.
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			t.Errorf("loading %s: %v", p.PkgPath, e)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
