@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -236,6 +237,37 @@ func TestNoBulletRunsIntoText(t *testing.T) {
 		for i, line := range readLines(t, page) {
 			if glued.MatchString(line) {
 				t.Errorf("%s:%d: a bullet runs into the text before it: %s", page, i+1, line)
+			}
+		}
+	}
+}
+
+// TestGuideBlocksNameTheirFile: the sentence before each file a guide shows
+// names the file it goes in, as the guides' paste test places it (its path
+// below examples/guides/<guide>/, or its name), so that a reader pasting
+// the guide in order into one folder makes the same files.
+func TestGuideBlocksNameTheirFile(t *testing.T) {
+	ref := regexp.MustCompile(`\{\{ (?:tffile|codefile "terraform") "(examples/guides/[^"]+)" \}\}`)
+	templates, _ := filepath.Glob(filepath.Join("templates", "guides", "*.md.tmpl"))
+	for _, tmpl := range templates {
+		body, err := os.ReadFile(tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(body)
+		for _, m := range ref.FindAllStringSubmatchIndex(text, -1) {
+			file := text[m[2]:m[3]]
+			name := path.Base(file)
+			if parts := strings.Split(file, "/"); len(parts) > 3 {
+				name = strings.Join(parts[3:], "/")
+			}
+			// The paragraph before the block: back to the blank line
+			// before it, skipping the blank line right above the block.
+			before := strings.TrimRight(text[:m[0]], "\n")
+			para := before[strings.LastIndex(before, "\n\n")+1:]
+			if !strings.Contains(para, "`"+name+"`") {
+				line := strings.Count(text[:m[0]], "\n") + 1
+				t.Errorf("%s:%d: the paragraph before %s does not name its file `%s`:\n%s", tmpl, line, file, name, para)
 			}
 		}
 	}
