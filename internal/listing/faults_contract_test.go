@@ -58,8 +58,14 @@ func docRecord(doc map[string]any, i int) map[string]any {
 	return docRecords(doc)[i].(map[string]any)
 }
 
+// docTotal is the page's meta.results.total; a total that is not a whole
+// number would make the fault built on it a different one, so it panics
+// (the fault runs inside the emulator's handler, where no t is at hand).
 func docTotal(doc map[string]any) int {
-	n, _ := doc["meta"].(map[string]any)["results"].(map[string]any)["total"].(json.Number).Int64()
+	n, err := doc["meta"].(map[string]any)["results"].(map[string]any)["total"].(json.Number).Int64()
+	if err != nil {
+		panic(fmt.Sprintf("meta.results.total is not a whole number: %v", err))
+	}
 	return int(n)
 }
 
