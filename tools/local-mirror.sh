@@ -22,9 +22,11 @@
 # `terraform init -upgrade` takes the new build. Not a pre-release, which
 # init picks only when a configuration names it exactly. A configuration
 # that pins a version needs a LOCAL_VERSION its constraint accepts.
+caller="$PWD" # lib.sh moves to the work tree; DIR is the caller's
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 dir="${1:-$cache/mirror}"
+case "$dir" in /*) ;; *) dir="$caller/$dir" ;; esac
 version="${LOCAL_VERSION:-99.0.$(date +%s)}"
 platform="$(go env GOOS)_$(go env GOARCH)"
 hosts=(registry.terraform.io registry.opentofu.org)
