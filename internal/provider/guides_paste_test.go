@@ -46,9 +46,7 @@ func TestAccGuidesPaste(t *testing.T) {
 				pasteBlock(t, folder, b.file)
 				shown = append(shown, b.output...)
 			}
-			env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-				envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret,
-				"TF_VAR_store_id="+srv.StoreID())
+			env := cliEnv(rc, srv, "TF_VAR_store_id="+srv.StoreID())
 			// As the guides say: `get` installs module folders, where
 			// init would also look the local build up in the registry.
 			if out, err := run(folder, env, cli, "get", "-no-color"); err != nil {
@@ -138,6 +136,15 @@ func pasteBlock(t *testing.T, folder, file string) {
 	}
 }
 
+// cliEnv is the environment of a CLI run by hand against srv: the CLI
+// configuration rc, no checkpoint, the store's variables naming srv, and
+// extra.
+func cliEnv(rc string, srv *emulator.Server, extra ...string) []string {
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+	return append(env, extra...)
+}
+
 func run(dir string, env []string, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -171,8 +178,7 @@ func TestAccReadmeExamplePastes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "main.tf"), block[1], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+	env := cliEnv(rc, srv)
 	for _, args := range [][]string{{"validate", "-no-color"}, {"plan", "-no-color", "-input=false"}} {
 		if out, err := run(folder, env, cli, args...); err != nil {
 			t.Fatalf("%s: %v\n%s", args[0], err, out)

@@ -77,8 +77,7 @@ output "one_store" {
   value = data.commerce_store.this.id == data.commerce_store.through_second.id
 }
 `)
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(work, "cli.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+	env := cliEnv(filepath.Join(work, "cli.tfrc"), srv)
 	step := func(want string, fails bool, args ...string) {
 		t.Helper()
 		out, err := run(folder, env, cli, append(args, "-no-color")...)

@@ -40,8 +40,7 @@ output "listed" {
   value = length(data.commerce_accounts.first_by_name.ids)
 }
 `)
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		envBaseURL+"="+srv.URL(), envAuthURL+"=", envClientID+"="+emulator.DefaultClientID, envClientSecret+"="+emulator.DefaultClientSecret)
+	env := cliEnv(rc, srv)
 	out, err := run(folder, env, cli, "plan", "-no-color", "-input=false")
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
