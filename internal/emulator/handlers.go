@@ -20,6 +20,9 @@ func (s *Server) handle(r *http.Request) *response {
 		if aerr := s.authenticate(r); aerr != nil {
 			return s.errorResponse(aerr)
 		}
+		if r.Method != http.MethodGet {
+			return s.getOnly(r)
+		}
 		return s.handleStore(r)
 	case isResourcePath(path):
 		if aerr := s.authenticate(r); aerr != nil {
@@ -30,9 +33,7 @@ func (s *Server) handle(r *http.Request) *response {
 			return s.notFound(path)
 		}
 		if r.Method != http.MethodGet {
-			return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
-				detail: fmt.Sprintf("Method %s is not allowed on %s; the emulator serves GET only.", r.Method, path),
-				header: [][2]string{{"Allow", "GET"}}})
+			return s.getOnly(r)
 		}
 		if hasID {
 			return s.handleGet(r, t, id)
@@ -40,6 +41,15 @@ func (s *Server) handle(r *http.Request) *response {
 		return s.handleList(r, t)
 	}
 	return s.notFound(path)
+}
+
+// getOnly is the answer to a request other than GET on an endpoint the
+// emulator serves: the provider only reads, and a test changes the store
+// through the Server's methods, not through HTTP.
+func (s *Server) getOnly(r *http.Request) *response {
+	return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
+		detail: fmt.Sprintf("Method %s is not allowed on %s; the emulator serves GET only.", r.Method, r.URL.Path),
+		header: [][2]string{{"Allow", "GET"}}})
 }
 
 // route finds the table whose list path path is, or is below: then id is

@@ -25,14 +25,9 @@ func isStorePath(path string) bool {
 	return path == settingsPath || strings.HasPrefix(path, storesPath)
 }
 
-// handleStore serves GET /v2/settings and GET /v2/stores/{id}, to a request
+// handleStore serves GET /v2/settings and GET /v2/stores/{id}, to a GET
 // that passed authentication.
 func (s *Server) handleStore(r *http.Request) *response {
-	if r.Method != http.MethodGet {
-		return s.errorResponse(&apiError{status: http.StatusMethodNotAllowed,
-			detail: fmt.Sprintf("Method %s is not allowed on %s; the emulator serves GET only.", r.Method, r.URL.Path),
-			header: [][2]string{{"Allow", "GET"}}})
-	}
 	s.stats.countGet()
 	if r.URL.Path == settingsPath {
 		return jsonBody(map[string]any{"data": s.settings(), "meta": map[string]any{"owner": "store"}})
