@@ -326,8 +326,8 @@ func (c *Client) Finish(ctx context.Context, t *Trace, resource, path string, el
 	return stats, err
 }
 
-// warnThrottled logs, once at the end of a listing the service answered 429,
-// how often it did, at what rate the listing sent requests and the budget
+// warnThrottled logs, once at the end of a read the service answered 429,
+// how often it did, at what rate the read sent requests and the budget
 // the client has learned in answer.
 func (c *Client) warnThrottled(ctx context.Context, resource string, stats TraceStats, elapsed time.Duration) {
 	if stats.Throttled == 0 {
@@ -335,7 +335,7 @@ func (c *Client) warnThrottled(ctx context.Context, resource string, stats Trace
 	}
 	rate := stats.RequestRate(elapsed)
 	parallel := c.inFlight.current()
-	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the listing of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); "+
+	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the read of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); "+
 		"the provider now paces all its requests at %.1f requests/s, with up to %d in flight. "+
 		"The store's rate limit is shared with its storefront: set rate_limit below it to leave room if this recurs.",
 		resource, stats.Throttled, stats.Requests, rate, stats.Budget, parallel), map[string]any{

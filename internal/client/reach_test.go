@@ -176,7 +176,7 @@ func TestListingCountsItsOwnThrottling(t *testing.T) {
 	if got := int(c.Requests()); got != orders.Requests+accounts.Requests || int64(got)+1 != n.Load() {
 		t.Errorf("client sent %d requests, the listings counted %d + %d, the service saw %d and a token request", got, orders.Requests, accounts.Requests, n.Load()-1)
 	}
-	warns := logs.Find("WARN: the service throttled the listing of ")
+	warns := logs.Find("WARN: the service throttled the read of ")
 	if len(warns) != 1 || warns[0]["resource"] != "orders" {
 		t.Fatalf("throttling WARN lines: %v; want one, for orders", warns)
 	}

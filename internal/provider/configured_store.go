@@ -74,6 +74,19 @@ func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, 
 	return res, err
 }
 
+// lookup runs one request-sized read that is no listing (a record by id,
+// the store's settings) the way read runs a listing: its requests counted,
+// its cost said at INFO, a 429 it met warned of. get does the requests.
+func (c *configuredStore) lookup(ctx context.Context, endpoint commerce.Endpoint, get func(ctx context.Context) error) error {
+	_, err := c.read(ctx, endpoint, func(ctx context.Context) (reads.Result, error) {
+		if err := get(ctx); err != nil {
+			return reads.Result{}, err
+		}
+		return reads.Result{Listed: 1}, nil
+	})
+	return err
+}
+
 // The cache between plans (cache_dir): internal/reads refreshes the
 // snapshot of an earlier listing, asking the service only what changed
 // (its cached.go, with internal/refresh); internal/cache keeps the

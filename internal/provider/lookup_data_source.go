@@ -171,7 +171,11 @@ func (d *lookupDataSource[T]) byID(ctx context.Context, c *configuredStore, id s
 	// A lookup by id shares nothing: the listings announced with it need
 	// not wait for it.
 	coalesce.Arrive(ctx)
-	rec, err := listing.Lookup(ctx, c.engine, d.rt.kind, id, includeJSON)
+	var rec T
+	err := c.lookup(ctx, r, func(ctx context.Context) (err error) {
+		rec, err = listing.Lookup(ctx, c.engine, d.rt.kind, id, includeJSON)
+		return err
+	})
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",

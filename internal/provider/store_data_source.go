@@ -84,27 +84,38 @@ func (d *storeDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	settings, err := listing.LookupSettings(ctx, d.store.engine)
+	var settings commerce.StoreSettings
+	var name string
+	var nameErr error
+	what := "read the store's settings (" + commerce.SettingsPath + ")"
+	err := d.store.lookup(ctx, storeEndpoint, func(ctx context.Context) (err error) {
+		if settings, err = listing.LookupSettings(ctx, d.store.engine); err != nil {
+			return err
+		}
+		what = "read the store's name (" + commerce.StorePath(settings.ID) + ")"
+		name, nameErr = listing.LookupStoreName(ctx, d.store.engine, settings.ID)
+		if client.Forbidden(nameErr) || client.NotFound(nameErr) {
+			return nil // the id is known; the name is said to be unknown below
+		}
+		return nameErr
+	})
 	if err != nil {
-		resp.Diagnostics.Append(errorDiagnostic(ctx, "read the store's settings ("+commerce.SettingsPath+")", err))
+		resp.Diagnostics.Append(errorDiagnostic(ctx, what, err))
 		return
 	}
 	m.ID = types.StringValue(settings.ID)
 	m.PageLength, m.PageOffsetLimit, m.FilterLimit = knownLimit(settings.PageLength), knownLimit(settings.PageOffsetLimit), knownLimit(settings.FilterLimit)
-	name, err := listing.LookupStoreName(ctx, d.store.engine, settings.ID)
-	switch {
-	case client.Forbidden(err) || client.NotFound(err):
+	m.Name = types.StringValue(name)
+	if nameErr != nil {
 		m.Name = types.StringNull()
 		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Store name not known",
-			fmt.Sprintf("The store's id is %s, but the service did not give its name: %v\n\nThe credentials have no access to the store endpoint. Compare id instead of name, or use a key of the store that may read it.", settings.ID, err))
-	case err != nil:
-		resp.Diagnostics.Append(errorDiagnostic(ctx, "read the store's name ("+commerce.StorePath(settings.ID)+")", err))
-		return
-	default:
-		m.Name = types.StringValue(name)
+			fmt.Sprintf("The store's id is %s, but the service did not give its name: %v\n\nThe credentials have no access to the store endpoint. Compare id instead of name, or use a key of the store that may read it.", settings.ID, nameErr))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
+
+// storeEndpoint names the store's read in its log lines.
+var storeEndpoint = commerce.Endpoint{Name: "store", Singular: "store", Path: commerce.SettingsPath}
 
 // knownLimit is a limit from the settings, null when they do not carry it.
 func knownLimit(n int) types.Int64 {
