@@ -204,8 +204,7 @@ func (m *tokenManager) fetch(ctx context.Context) (AccessToken, int, error) {
 	var got AccessToken
 	var gen, attempts int
 	err := m.retries.do(ctx, call{
-		method: http.MethodPost, shown: m.cfg.TokenURL, logKey: "token_url",
-		noAnswer: "access token request got no answer; retrying", retrying: "retrying access token request",
+		kind: tokenRequest, method: http.MethodPost, shown: m.cfg.TokenURL,
 		try: func(ctx context.Context, attempt int) tryResult {
 			attempts = attempt
 			var res tryResult

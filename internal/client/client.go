@@ -113,13 +113,9 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, decode 
 		shown += "?" + query.Encode()
 	}
 	return c.retries.do(ctx, call{
-		method: http.MethodGet, shown: shown, logKey: "path", traced: true, tokens: c.tokens,
-		noAnswer: "request got no usable answer; retrying", retrying: "retrying request",
+		kind: resourceRequest, method: http.MethodGet, shown: shown, tokens: c.tokens,
 		try: func(ctx context.Context, attempt int) tryResult {
 			return c.attempt(ctx, target, shown, attempt, decode)
-		},
-		giveUp: func(ctx context.Context, err error, attempts int, elapsed time.Duration) error {
-			return finalError(ctx, err, attempts, elapsed)
 		},
 	})
 }

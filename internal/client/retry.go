@@ -90,24 +90,48 @@ type retrier struct {
 
 // call is one request as the retry loop sees it.
 type call struct {
+	kind   *requestKind
 	method string
-	// shown is what logs and errors name: the path and query, or the token
-	// URL; logKey is the log field it goes in ("path", "token_url").
-	shown, logKey string
-	// noAnswer and retrying are the WARN line of a retry after no usable
-	// answer and the DEBUG line of any other retry.
-	noAnswer, retrying string
-	// traced: the request counts in the caller's Trace (resource requests;
-	// token requests are the Client's own).
-	traced bool
+	// shown is what logs and errors name: the path and query, or the
+	// token URL.
+	shown string
 	// tokens, for a request sent with the access token, lets a 401 be
 	// retried with a newer one; nil for the token request itself.
 	tokens tokenLedger
 	// try sends one attempt (attempt counts from 1).
 	try func(ctx context.Context, attempt int) tryResult
+}
+
+// requestKind is what the retry loop does differently for the two kinds
+// of request a Client sends: the resource requests of its callers, and
+// its own token requests.
+type requestKind struct {
+	// logKey is the log field a call's shown goes in.
+	logKey string
+	// noAnswer and retrying are the WARN line of a retry after no usable
+	// answer and the DEBUG line of any other retry.
+	noAnswer, retrying string
+	// traced: the request counts in the caller's Trace.
+	traced bool
 	// giveUp is the request's error once retries are spent or may not go
 	// on; nil returns the last error as it is.
 	giveUp func(ctx context.Context, err error, attempts int, elapsed time.Duration) error
+}
+
+var (
+	resourceRequest = &requestKind{logKey: "path", traced: true, giveUp: finalError,
+		noAnswer: "request got no usable answer; retrying", retrying: "retrying request"}
+	// A token request's error is wrapped by its caller (tokenManager.fetch)
+	// in an AuthError, which names the credentials.
+	tokenRequest = &requestKind{logKey: "token_url",
+		noAnswer: "access token request got no answer; retrying", retrying: "retrying access token request"}
+)
+
+// fields are the log fields of a line about r: its method and what it
+// shows, added to more.
+func (r call) fields(more map[string]any) map[string]any {
+	more["method"], more[r.kind.logKey] = r.method, r.shown
+	return more
 }
 
 // tokenLedger is what the retry loop needs of the access tokens to answer
@@ -182,7 +206,7 @@ type retryState struct {
 func (rt *retrier) do(ctx context.Context, r call) error {
 	st := retryState{began: time.Now()}
 	var trace *Trace
-	if r.traced {
+	if r.kind.traced {
 		trace = traceOf(ctx)
 	}
 	for attempt, sent := 1, 0; ; attempt, sent = attempt+1, sent+1 {
@@ -233,9 +257,7 @@ func (rt *retrier) throttled(ctx context.Context, r call, res tryResult, st *ret
 	if tErr := rt.budget.throttled(r.method, r.shown, st.began, st.throttled, res.retryAfter, st.last429); tErr != nil {
 		return tErr
 	}
-	rt.log.Debug(ctx, "throttled; asking again within the request budget", map[string]any{
-		"method": r.method, r.logKey: r.shown, "throttled_429": st.throttled, "budget_per_s": round1(rt.budget.rate()),
-	})
+	rt.log.Debug(ctx, "throttled; asking again within the request budget", r.fields(map[string]any{"throttled_429": st.throttled, "budget_per_s": round1(rt.budget.rate())}))
 	return nil
 }
 
@@ -246,9 +268,7 @@ func (rt *retrier) throttled(ctx context.Context, r call, res tryResult, st *ret
 func (rt *retrier) unauthorized(ctx context.Context, r call, res tryResult, attempt int, st *retryState) (free bool, err error) {
 	if res.gen < r.tokens.Newest() && st.free < maxFreeRetries {
 		st.free++
-		rt.log.Debug(ctx, "retrying with a newer access token", map[string]any{
-			"method": r.method, r.logKey: r.shown, "attempt": attempt, "generation": res.gen,
-		})
+		rt.log.Debug(ctx, "retrying with a newer access token", r.fields(map[string]any{"attempt": attempt, "generation": res.gen}))
 		return true, nil
 	}
 	st.free = 0
@@ -267,9 +287,7 @@ func (rt *retrier) unauthorized(ctx context.Context, r call, res tryResult, atte
 		return false, r.end(ctx, res.err, attempt, st.began)
 	}
 	r.tokens.Invalidate(res.gen)
-	rt.log.Debug(ctx, "access token refused; retrying with a new one", map[string]any{
-		"method": r.method, r.logKey: r.shown, "attempt": attempt, "generation": res.gen, "reason": res.err.Error(),
-	})
+	rt.log.Debug(ctx, "access token refused; retrying with a new one", r.fields(map[string]any{"attempt": attempt, "generation": res.gen, "reason": res.err.Error()}))
 	return false, nil
 }
 
@@ -286,18 +304,16 @@ func (rt *retrier) diedYoung(ctx context.Context, r call, res tryResult, uses in
 		errors.As(res.err, &revoked.Err)
 		return revoked
 	}
-	rt.log.Debug(ctx, "access token refused after it served requests; retrying with a new one", map[string]any{
-		"method": r.method, r.logKey: r.shown, "generation": res.gen, "served": uses, "reason": res.err.Error(),
-	})
+	rt.log.Debug(ctx, "access token refused after it served requests; retrying with a new one", r.fields(map[string]any{"generation": res.gen, "served": uses, "reason": res.err.Error()}))
 	return nil
 }
 
 // end is the error r gives up with.
 func (r call) end(ctx context.Context, err error, attempts int, began time.Time) error {
-	if r.giveUp == nil {
+	if r.kind.giveUp == nil {
 		return err
 	}
-	return r.giveUp(ctx, err, attempts, time.Since(began))
+	return r.kind.giveUp(ctx, err, attempts, time.Since(began))
 }
 
 // waitToRetry waits before the next attempt of r after res, or returns
@@ -311,13 +327,9 @@ func (rt *retrier) waitToRetry(ctx context.Context, r call, attempt int, res try
 	}
 	var tErr *TransportError
 	if errors.As(res.err, &tErr) || noAnswer(res.err) {
-		rt.log.Warn(ctx, r.noAnswer, map[string]any{
-			"method": r.method, r.logKey: r.shown, "attempt": attempt, "cause": causeOf(res.err).Error(), "wait_ms": wait.Milliseconds(),
-		})
+		rt.log.Warn(ctx, r.kind.noAnswer, r.fields(map[string]any{"attempt": attempt, "cause": causeOf(res.err).Error(), "wait_ms": wait.Milliseconds()}))
 	} else {
-		rt.log.Debug(ctx, r.retrying, map[string]any{
-			"method": r.method, r.logKey: r.shown, "attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": res.err.Error(),
-		})
+		rt.log.Debug(ctx, r.kind.retrying, r.fields(map[string]any{"attempt": attempt, "wait_ms": wait.Milliseconds(), "reason": res.err.Error()}))
 	}
 	if sleep(ctx, wait) != nil {
 		return res.err
