@@ -26,7 +26,7 @@ type Client struct {
 	budget   *budget // requests per second, shared by every request
 	inFlight *adaptiveLimit
 	// requests counts the resource requests sent (retries included). Only
-	// tests read it (export_test.go); a caller counts its own in a Trace.
+	// tests read it (export_test.go); a read counts its own in a Meter.
 	requests atomic.Int64
 }
 
@@ -104,8 +104,14 @@ func (c *Client) Authenticate(ctx context.Context) error {
 // the service's contract will break it again.
 //
 // path is below base_url; query may be nil. Get is the one way the
-// listing engine reaches the service.
+// listing engine reaches the service; a read's engine reaches it through
+// the read's Meter, which counts what the read sent.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
+	return c.get(ctx, path, query, decode, nil)
+}
+
+// get is Get with the request counted in t (nil: for nobody).
+func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error, t *tally) error {
 	target := c.cfg.BaseURL + path
 	shown := path
 	if len(query) > 0 {
@@ -113,16 +119,16 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, decode 
 		shown += "?" + query.Encode()
 	}
 	return c.retries.do(ctx, call{
-		kind: resourceRequest, method: http.MethodGet, shown: shown, tokens: c.tokens,
+		kind: resourceRequest, method: http.MethodGet, shown: shown, tokens: c.tokens, tally: t,
 		try: func(ctx context.Context, attempt int) tryResult {
-			return c.attempt(ctx, target, shown, attempt, decode)
+			return c.attempt(ctx, target, shown, attempt, decode, t)
 		},
 	})
 }
 
 // attempt sends one resource request: what came back, with the
 // generation of the access token sent (0 if none was).
-func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) tryResult {
+func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error, t *tally) tryResult {
 	if err := c.inFlight.acquire(ctx); err != nil {
 		return tryResult{err: err}
 	}
@@ -157,7 +163,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	req.Header.Set("Accept", "application/json")
 
 	start := time.Now()
-	resp, body, err := c.send(ctx, req)
+	resp, body, err := c.send(req, t)
 	release()
 	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}
 	if err != nil {
@@ -188,10 +194,10 @@ func tokenAccepted(status int) bool {
 }
 
 // send puts req on the wire and reads the answer, counting the request for
-// the Client and for the caller's Trace, if ctx carries one.
-func (c *Client) send(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+// the Client and in t.
+func (c *Client) send(req *http.Request, t *tally) (*http.Response, []byte, error) {
 	c.requests.Add(1)
-	traceOf(ctx).sent()
+	t.sent()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, nil, err
@@ -299,37 +305,57 @@ func (t budgetTransport) CloseIdleConnections() {
 	}
 }
 
-// Finish ends the work t traced (a read of resource at path, which took
-// elapsed and ended in err): it returns t's counts and err, and, if the
-// service throttled it, logs one WARN with how often and at what pace, and
-// turns a context that ran out while the store's rate limit set the pace
-// into a ThrottledError, which says so instead of a bare "deadline
-// exceeded". The caller of a read calls it, with the Trace it gave the
-// read's context: what the transport counted and how it ended a read are
-// the transport's to say, not the engine's.
-func (c *Client) Finish(ctx context.Context, t *Trace, resource, path string, elapsed time.Duration, err error) (TraceStats, error) {
-	stats := TraceStats{
-		Requests: int(t.requests.Load()), Retries: int(t.retries.Load()), Throttled: int(t.throttled.Load()),
-		Budget: round1(c.budget.rate()),
+// Meter is a Getter for one read: it sends through its Client and counts
+// what the read sent, retries and 429s included. A read's engine sends
+// through the read's own Meter (listing.Engine.Using), so that its cost is
+// its own whatever else the Client serves at once; Finish returns it.
+type Meter struct {
+	client *Client
+	tally  tally
+	start  time.Time
+}
+
+// Meter starts the Meter of one read.
+func (c *Client) Meter() *Meter {
+	return &Meter{client: c, start: time.Now()}
+}
+
+// Get is Client.Get, counted for the Meter's read.
+func (m *Meter) Get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
+	return m.client.get(ctx, path, query, decode, &m.tally)
+}
+
+// Finish ends the Meter's read (of resource at path, ended in err): it
+// returns what the read cost and err, and, if the service throttled it,
+// logs one WARN with how often and at what pace, and turns a context that
+// ran out while the store's rate limit set the pace into a
+// ThrottledError, which says so instead of a bare "deadline exceeded".
+// What the transport counted and how it ended a read are the transport's
+// to say, not the engine's.
+func (m *Meter) Finish(ctx context.Context, resource, path string, err error) (ReadCost, error) {
+	c := m.client
+	cost := ReadCost{
+		Requests: int(m.tally.requests.Load()), Retries: int(m.tally.retries.Load()), Throttled: int(m.tally.throttled.Load()),
+		Budget: round1(c.budget.rate()), Elapsed: time.Since(m.start),
 	}
-	c.warnThrottled(ctx, resource, stats, elapsed)
+	c.warnThrottled(ctx, resource, cost)
 	// The read's deadline, or its shared listing's (the same), ran out.
-	if errors.Is(err, context.DeadlineExceeded) && stats.Throttled > 0 && stats.Budget > 0 {
-		tErr := c.budget.throttledError(http.MethodGet, path, stats.Throttled, nil)
+	if errors.Is(err, context.DeadlineExceeded) && cost.Throttled > 0 && cost.Budget > 0 {
+		tErr := c.budget.throttledError(http.MethodGet, path, cost.Throttled, nil)
 		tErr.Cause = err
 		err = tErr
 	}
-	return stats, err
+	return cost, err
 }
 
 // warnThrottled logs, once at the end of a read the service answered 429,
 // how often it did, at what rate the read sent requests and the budget
 // the client has learned in answer.
-func (c *Client) warnThrottled(ctx context.Context, resource string, stats TraceStats, elapsed time.Duration) {
+func (c *Client) warnThrottled(ctx context.Context, resource string, stats ReadCost) {
 	if stats.Throttled == 0 {
 		return
 	}
-	rate := stats.RequestRate(elapsed)
+	rate := stats.RequestRate()
 	parallel := c.inFlight.current()
 	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the read of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); "+
 		"the provider now paces all its requests at %.1f requests/s, with up to %d in flight. "+
@@ -337,6 +363,6 @@ func (c *Client) warnThrottled(ctx context.Context, resource string, stats Trace
 		resource, stats.Throttled, stats.Requests, rate, stats.Budget, parallel), map[string]any{
 		"resource": resource, "throttled_429": stats.Throttled, "requests": stats.Requests, "retries": stats.Retries,
 		"request_rate_per_s": rate, "budget_per_s": stats.Budget, "parallelism": parallel, "max_parallel_requests": c.cfg.MaxParallelRequests,
-		"rate_limit": c.cfg.RateLimit, "duration_ms": elapsed.Milliseconds(),
+		"rate_limit": c.cfg.RateLimit, "duration_ms": stats.Elapsed.Milliseconds(),
 	})
 }

@@ -17,8 +17,9 @@
 //   - budget.go: when a request may go: the rate budget learned from the
 //     store's 429s, the cap on requests in flight, and the waits;
 //   - retry.go: the one retry loop every request goes through, what it
-//     needs of the access tokens (tokenLedger), and a caller's Trace;
+//     needs of the access tokens (tokenLedger), and what a read's requests
+//     cost (tally, ReadCost);
 //   - auth.go: the access token, fetched through the retry loop;
-//   - client.go: the Client, its one way in (Get), and the RoundTrippers
-//     every request passes.
+//   - client.go: the Client, its one way in (Get), a read's Meter, and the
+//     RoundTrippers every request passes.
 package client

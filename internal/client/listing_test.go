@@ -3,13 +3,11 @@ package client
 // The transport's tests drive it with the listing engine, as the provider
 // does: a listing is the workload that shows retries, throttling and
 // tokens at scale. These helpers run one on the engine alone, its
-// requests counted as the provider counts a read's (a Trace of its
-// context).
+// requests counted as the provider counts a read's (a Meter of its own).
 
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
@@ -21,7 +19,7 @@ type ListQuery = listing.Query
 // ListStats is what the engine and the transport counted of one listing.
 type ListStats struct {
 	listing.Stats
-	TraceStats
+	ReadCost
 }
 
 // pageSizes holds the page size newClient was given for a Client's
@@ -30,7 +28,7 @@ var pageSizes sync.Map // *Client -> int
 
 // List lists kind through c on an engine of its own, with as many workers
 // as c lets requests fly, its requests counted as the provider counts them
-// (a Trace of the read's context, ended by Finish).
+// (a Meter of its own, ended by Finish).
 func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[T], q ListQuery, emit func(T) error) (ListStats, error) {
 	size, _ := pageSizes.Load(c)
 	pageSize, _ := size.(int)
@@ -38,15 +36,14 @@ func List[T commerce.Record](ctx context.Context, c *Client, kind commerce.Kind[
 	if err != nil {
 		return ListStats{}, err
 	}
-	ctx, t := WithTrace(ctx)
-	start := time.Now()
-	l, err := listing.Plan(e, kind, q)
+	m := c.Meter()
+	l, err := listing.Plan(e.Using(m), kind, q)
 	if err != nil {
 		return ListStats{}, err
 	}
 	st, err := l.Read(ctx, l.Need([]ListQuery{q}), listing.Reader[T]{Emit: emit})
-	counted, err := c.Finish(ctx, t, kind.Name, kind.Path, time.Since(start), err)
-	return ListStats{Stats: st, TraceStats: counted}, err
+	cost, err := m.Finish(ctx, kind.Name, kind.Path, err)
+	return ListStats{Stats: st, ReadCost: cost}, err
 }
 
 // Get looks one record up through c.

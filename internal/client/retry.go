@@ -98,6 +98,9 @@ type call struct {
 	// tokens, for a request sent with the access token, lets a 401 be
 	// retried with a newer one; nil for the token request itself.
 	tokens tokenLedger
+	// tally counts the request for the read that sent it (its Meter's);
+	// nil counts it for nobody (a token request, a Get outside a Meter).
+	tally *tally
 	// try sends one attempt (attempt counts from 1).
 	try func(ctx context.Context, attempt int) tryResult
 }
@@ -111,15 +114,13 @@ type requestKind struct {
 	// noAnswer and retrying are the WARN line of a retry after no usable
 	// answer and the DEBUG line of any other retry.
 	noAnswer, retrying string
-	// traced: the request counts in the caller's Trace.
-	traced bool
 	// giveUp is the request's error once retries are spent or may not go
 	// on; nil returns the last error as it is.
 	giveUp func(ctx context.Context, err error, attempts int, elapsed time.Duration) error
 }
 
 var (
-	resourceRequest = &requestKind{logKey: "path", traced: true, giveUp: finalError,
+	resourceRequest = &requestKind{logKey: "path", giveUp: finalError,
 		noAnswer: "request got no usable answer; retrying", retrying: "retrying request"}
 	// A token request's error is wrapped by its caller (tokenManager.fetch)
 	// in an AuthError, which names the credentials.
@@ -205,13 +206,9 @@ type retryState struct {
 // token ends the request after max_retries.
 func (rt *retrier) do(ctx context.Context, r call) error {
 	st := retryState{began: time.Now()}
-	var trace *Trace
-	if r.kind.traced {
-		trace = traceOf(ctx)
-	}
 	for attempt, sent := 1, 0; ; attempt, sent = attempt+1, sent+1 {
 		if sent > 0 {
-			trace.retried()
+			r.tally.retried()
 		}
 		res := r.try(ctx, attempt)
 		switch {
@@ -220,7 +217,7 @@ func (rt *retrier) do(ctx context.Context, r call) error {
 		case isFinal(res.err):
 			return res.err
 		case res.status == http.StatusTooManyRequests && ctx.Err() == nil:
-			trace.throttled429()
+			r.tally.throttled429()
 			if err := rt.throttled(ctx, r, res, &st); err != nil {
 				return err
 			}
@@ -337,19 +334,19 @@ func (rt *retrier) waitToRetry(ctx context.Context, r call, attempt int, res try
 	return nil
 }
 
-// Trace counts the resource requests a Client sends for one caller, such
-// as one listing. A Client is shared by every data source of a run, whose
-// listings may run at once, so the counts travel with the caller's context
-// (as net/http/httptrace's hooks do): WithTrace gives a context its own,
-// and Get adds to the Trace of the context it is given, if any.
-type Trace struct {
+// tally counts the resource requests a Client sends for one read (see
+// Meter). A Client is shared by every data source of a run, whose reads
+// may run at once, so each read's requests go through a Meter of its own,
+// which hands its tally to every request it sends. The methods of a nil
+// *tally do nothing.
+type tally struct {
 	requests  atomic.Int64 // requests sent, retries included
 	retries   atomic.Int64 // requests sent again after a failed attempt
 	throttled atomic.Int64 // 429 Too Many Requests answers
 }
 
-// TraceStats are a Trace's counts once its caller is done.
-type TraceStats struct {
+// ReadCost is what one read's requests cost, as its Meter counted them.
+type ReadCost struct {
 	// Requests counts the resource requests sent, retries included;
 	// Retries those sent again after a failed attempt (429, 5xx, 401, no
 	// usable answer); Throttled the 429 Too Many Requests answers.
@@ -358,46 +355,33 @@ type TraceStats struct {
 	// second: 0 while the service has never throttled the Client (see
 	// budget.go).
 	Budget float64
+	// Elapsed is the time from the Meter's start to its Finish.
+	Elapsed time.Duration
 }
 
-type traceKey struct{}
-
-// WithTrace gives ctx a fresh Trace.
-func WithTrace(ctx context.Context) (context.Context, *Trace) {
-	t := &Trace{}
-	return context.WithValue(ctx, traceKey{}, t), t
-}
-
-// traceOf returns the Trace ctx carries, or nil; the methods of a nil
-// *Trace do nothing.
-func traceOf(ctx context.Context) *Trace {
-	t, _ := ctx.Value(traceKey{}).(*Trace)
-	return t
-}
-
-func (t *Trace) sent() {
+func (t *tally) sent() {
 	if t != nil {
 		t.requests.Add(1)
 	}
 }
 
-func (t *Trace) retried() {
+func (t *tally) retried() {
 	if t != nil {
 		t.retries.Add(1)
 	}
 }
 
-func (t *Trace) throttled429() {
+func (t *tally) throttled429() {
 	if t != nil {
 		t.throttled.Add(1)
 	}
 }
 
-// RequestRate is the effective rate in requests per second over elapsed
-// (0 for an empty duration).
-func (s TraceStats) RequestRate(elapsed time.Duration) float64 {
-	if elapsed <= 0 {
+// RequestRate is the read's rate in requests per second (0 for a read
+// that took no time).
+func (s ReadCost) RequestRate() float64 {
+	if s.Elapsed <= 0 {
 		return 0
 	}
-	return float64(s.Requests) / elapsed.Seconds()
+	return float64(s.Requests) / s.Elapsed.Seconds()
 }

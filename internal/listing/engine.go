@@ -54,6 +54,10 @@ type inFlightCeiling interface{ MaxParallelRequests() int }
 // learned of the service's endpoints for as long as it lives: which ones
 // refused or ignored a sort, and what a probe found out about endpoints
 // the capability table does not know. It is safe for concurrent use.
+//
+// Each read sends through an Engine of its own (Using), on the same
+// memory: the transport counts what the Getter it is handed sends, so a
+// read's cost is counted by the read.
 type Engine struct {
 	get      Getter
 	pageSize int
@@ -62,10 +66,10 @@ type Engine struct {
 
 	// unsortable holds the endpoints (by path) that refused or ignored a
 	// sort the capability table promised: listed without sort from then on.
-	unsortable sync.Map
+	unsortable *sync.Map
 	// probes holds, by path, what Probe found out about endpoints the
 	// capability table does not know (*probeCall).
-	probes sync.Map
+	probes *sync.Map
 }
 
 // New checks opts and builds an Engine on get.
@@ -85,7 +89,17 @@ func New(get Getter, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = logging.Discard{}
 	}
-	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger}, nil
+	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
+		unsortable: &sync.Map{}, probes: &sync.Map{}}, nil
+}
+
+// Using is e sending through get: the same options, and the same memory
+// of the service's endpoints, which either learns. A read lists on an
+// Engine using its own counting Getter (the transport's Meter).
+func (e *Engine) Using(get Getter) *Engine {
+	read := *e
+	read.get = get
+	return &read
 }
 
 // sortUnusable reports whether path refused or ignored sort= earlier.

@@ -61,8 +61,8 @@ type Need struct {
 }
 
 // Stats describes a finished (or failed) listing. What it cost in
-// requests, retries and 429s the transport counts (its Trace, which the
-// caller reads).
+// requests, retries and 429s the transport counts: the Getter the
+// listing's Engine uses (Engine.Using) is the read's own.
 type Stats struct {
 	// Total is how many records match, where TotalKnown: those listed
 	// when the listing reached its end, else the service's count where it

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -56,35 +55,43 @@ func newConfiguredStore(cfg client.Config, opts listing.Options, ropts reads.Opt
 	return &configuredStore{transport: c, engine: e, reads: reads.New(e, ropts)}, nil
 }
 
-// read runs one read of endpoint through the engine, its requests counted
-// by the transport in a trace of the read's own (a read served by another
-// read's listing counts none), and says at INFO what the read cost; the
-// transport warns there of any 429 the read met.
-func (c *configuredStore) read(ctx context.Context, endpoint commerce.Endpoint, run func(ctx context.Context) (reads.Result, error)) (reads.Result, error) {
-	ctx, trace := client.WithTrace(ctx)
-	start := time.Now()
-	res, err := run(ctx)
-	took := time.Since(start)
-	counted, err := c.transport.Finish(ctx, trace, endpoint.Name, endpoint.Path, took, err)
-	tflog.Info(ctx, "read finished", map[string]any{
-		"resource": endpoint.Name, "requests": counted.Requests, "retries": counted.Retries,
-		"throttled_429": counted.Throttled, "budget_per_s": counted.Budget, "shared": res.Shared,
-		"listed": res.Listed, "duration_ms": took.Milliseconds(),
-	})
-	return res, err
+// storeRead is one read of the store: the engine and the reads around it
+// that the read sends through, on a Meter of its own, which counts what
+// the read costs (a read served by another read's listing costs nothing).
+type storeRead struct {
+	engine   *listing.Engine
+	reads    *reads.Reads
+	meter    *client.Meter
+	endpoint commerce.Endpoint
 }
 
-// lookup runs one request-sized read that is no listing (a record by id,
-// the store's settings) the way read runs a listing: its requests counted,
-// its cost said at INFO, a 429 it met warned of. get does the requests.
-func (c *configuredStore) lookup(ctx context.Context, endpoint commerce.Endpoint, get func(ctx context.Context) error) error {
-	_, err := c.read(ctx, endpoint, func(ctx context.Context) (reads.Result, error) {
-		if err := get(ctx); err != nil {
-			return reads.Result{}, err
-		}
-		return reads.Result{Listed: 1}, nil
+// startRead starts a read of endpoint.
+func (c *configuredStore) startRead(endpoint commerce.Endpoint) *storeRead {
+	m := c.transport.Meter()
+	return &storeRead{engine: c.engine.Using(m), reads: c.reads.Using(m), meter: m, endpoint: endpoint}
+}
+
+// finish ends the read, which got res and ended in err: it says at INFO
+// what the read cost, and returns err as the transport words it (the
+// transport warns there of any 429 the read met).
+func (r *storeRead) finish(ctx context.Context, res reads.Result, err error) error {
+	cost, err := r.meter.Finish(ctx, r.endpoint.Name, r.endpoint.Path, err)
+	tflog.Info(ctx, "read finished", map[string]any{
+		"resource": r.endpoint.Name, "requests": cost.Requests, "retries": cost.Retries,
+		"throttled_429": cost.Throttled, "budget_per_s": cost.Budget, "shared": res.Shared,
+		"listed": res.Listed, "duration_ms": cost.Elapsed.Milliseconds(),
 	})
 	return err
+}
+
+// finishLookup is finish for a read of one record, or of the store's
+// settings, that ended in err.
+func (r *storeRead) finishLookup(ctx context.Context, err error) error {
+	res := reads.Result{}
+	if err == nil {
+		res.Listed = 1
+	}
+	return r.finish(ctx, res, err)
 }
 
 // The cache between plans (cache_dir): internal/reads refreshes the

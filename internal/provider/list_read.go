@@ -85,9 +85,9 @@ func readList[T commerce.Record](ctx context.Context, c *configuredStore, config
 		IncludeJSON: in.IncludeJSON.ValueBool(), IncludeRecords: in.includeRecords(), MaxBytes: maxStateBytes, MaxResults: int(in.MaxResults.ValueInt64()),
 	})
 	defer col.Release()
-	res, err := c.read(ctx, t.kind.Endpoint, func(ctx context.Context) (reads.Result, error) {
-		return reads.Read(ctx, c.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
-	})
+	read := c.startRead(t.kind.Endpoint)
+	res, err := reads.Read(ctx, read.reads, t.kind, in.query(expr), listing.Reader[T]{Emit: col.Add, Late: col.AddLate})
+	err = read.finish(ctx, res, err)
 	if res.Split.Parts != nil { // a long in() split over several requests
 		diags.Append(splitWarning(in, res)...)
 	}

@@ -66,14 +66,24 @@ func TestLookupsSayWhatTheyCost(t *testing.T) {
 // logLine is the first JSON log line whose message starts with msg, or nil.
 func logLine(t *testing.T, logs, msg string) map[string]any {
 	t.Helper()
+	if lines := logLines(t, logs, msg); len(lines) > 0 {
+		return lines[0]
+	}
+	return nil
+}
+
+// logLines are the JSON log lines whose message starts with msg.
+func logLines(t *testing.T, logs, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
 	for line := range strings.SplitSeq(logs, "\n") {
 		var entry map[string]any
 		if json.Unmarshal([]byte(line), &entry) != nil {
 			continue
 		}
 		if m, _ := entry["@message"].(string); strings.HasPrefix(m, msg) {
-			return entry
+			out = append(out, entry)
 		}
 	}
-	return nil
+	return out
 }

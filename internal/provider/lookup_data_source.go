@@ -171,11 +171,9 @@ func (d *lookupDataSource[T]) byID(ctx context.Context, c *configuredStore, id s
 	// A lookup by id shares nothing: the listings announced with it need
 	// not wait for it.
 	coalesce.Arrive(ctx)
-	var rec T
-	err := c.lookup(ctx, r, func(ctx context.Context) (err error) {
-		rec, err = listing.Lookup(ctx, c.engine, d.rt.kind, id, includeJSON)
-		return err
-	})
+	read := c.startRead(r)
+	rec, err := listing.Lookup(ctx, read.engine, d.rt.kind, id, includeJSON)
+	err = read.finishLookup(ctx, err)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), strings.ToUpper(r.Singular[:1])+r.Singular[1:]+" not found",
@@ -213,10 +211,10 @@ type search struct {
 func findOne[T commerce.Record](ctx context.Context, c *configuredStore, kind commerce.Kind[T], s search, includeJSON bool) (T, diag.Diagnostics) {
 	var found []T
 	// Two are enough to tell one match from several; total counts the rest.
-	res, err := c.read(ctx, kind.Endpoint, func(ctx context.Context) (reads.Result, error) {
-		return reads.Read(ctx, c.reads, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
-			listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
-	})
+	read := c.startRead(kind.Endpoint)
+	res, err := reads.Read(ctx, read.reads, kind, listing.Query{Filter: s.expr, MaxResults: 2, IncludeJSON: includeJSON},
+		listing.Reader[T]{Emit: func(t T) error { found = append(found, t); return nil }})
+	err = read.finish(ctx, res, err)
 	if err != nil {
 		var zero T
 		return zero, diag.Diagnostics{errorDiagnostic(ctx, fmt.Sprintf("look up the %s with %s", s.endpoint.RecordNoun(), s.searched), err)}

@@ -158,11 +158,9 @@ func recordByID(ctx context.Context, c *configuredStore, p, id string) (commerce
 		r = commerce.Endpoint{Name: p, Singular: "record", Path: p}
 	}
 	coalesce.Arrive(ctx) // shares nothing: nobody need wait for it
-	var rec commerce.Generic
-	err := c.lookup(ctx, r, func(ctx context.Context) (err error) {
-		rec, err = listing.Lookup(ctx, c.engine, commerce.GenericKind(r), id, true)
-		return err
-	})
+	read := c.startRead(r)
+	rec, err := listing.Lookup(ctx, read.engine, commerce.GenericKind(r), id, true)
+	err = read.finishLookup(ctx, err)
 	switch {
 	case client.NotFound(err):
 		diags.AddAttributeError(path.Root("id"), "Record not found", fmt.Sprintf("%s has no record with id %q: %v", p, id, err))

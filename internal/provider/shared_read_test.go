@@ -84,6 +84,22 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	if n := strings.Count(logs.String(), "served by another read's listing"); n != len(same)-1 {
 		t.Errorf("%d DEBUG lines say a read was served by another's listing, want %d:\n%s", n, len(same)-1, grepLines(logs.String(), "served"))
 	}
+	// Each read's INFO line counts the requests it sent: the listing's
+	// for the read that ran it, none for the reads it served.
+	counted, served := 0, 0
+	for _, line := range logLines(t, logs.String(), "read finished") {
+		requests, _ := line["requests"].(float64)
+		counted += int(requests)
+		if line["shared"] == true {
+			served++
+			if requests != 0 {
+				t.Errorf("a read served by another's listing counts %v requests: %v", requests, line)
+			}
+		}
+	}
+	if counted != sent || served != len(same)-1 {
+		t.Errorf("the reads' INFO lines count %d requests, %d reads served by another's; want %d and %d", counted, served, sent, len(same)-1)
+	}
 }
 
 // 4,000 account ids in one where in(): parts of whole pages, so the read

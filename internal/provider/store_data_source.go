@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -84,34 +85,40 @@ func (d *storeDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var settings commerce.StoreSettings
-	var name string
-	var nameErr error
-	what := "read the store's settings (" + commerce.SettingsPath + ")"
-	err := d.store.lookup(ctx, storeEndpoint, func(ctx context.Context) (err error) {
-		if settings, err = listing.LookupSettings(ctx, d.store.engine); err != nil {
-			return err
-		}
-		what = "read the store's name (" + commerce.StorePath(settings.ID) + ")"
-		name, nameErr = listing.LookupStoreName(ctx, d.store.engine, settings.ID)
-		if client.Forbidden(nameErr) || client.NotFound(nameErr) {
-			return nil // the id is known; the name is said to be unknown below
-		}
-		return nameErr
-	})
-	if err != nil {
-		resp.Diagnostics.Append(errorDiagnostic(ctx, what, err))
+	read := d.store.startRead(storeEndpoint)
+	warnings, failed, err := readStore(ctx, read.engine, &m)
+	if err = read.finishLookup(ctx, err); err != nil {
+		resp.Diagnostics.Append(errorDiagnostic(ctx, failed, err))
 		return
+	}
+	resp.Diagnostics.Append(warnings...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// readStore fills m from the settings (the store's id and limits) and the
+// store endpoint (its name). A key that may not read the store endpoint
+// (403, 404) leaves the name null, with a warning: the id says which
+// store it is. failed names the request that failed, for err's
+// diagnostic.
+func readStore(ctx context.Context, e *listing.Engine, m *storeModel) (warnings diag.Diagnostics, failed string, err error) {
+	settings, err := listing.LookupSettings(ctx, e)
+	if err != nil {
+		return nil, "read the store's settings (" + commerce.SettingsPath + ")", err
 	}
 	m.ID = types.StringValue(settings.ID)
 	m.PageLength, m.PageOffsetLimit, m.FilterLimit = knownLimit(settings.PageLength), knownLimit(settings.PageOffsetLimit), knownLimit(settings.FilterLimit)
-	m.Name = types.StringValue(name)
-	if nameErr != nil {
+	name, err := listing.LookupStoreName(ctx, e, settings.ID)
+	switch {
+	case client.Forbidden(err) || client.NotFound(err):
 		m.Name = types.StringNull()
-		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Store name not known",
-			fmt.Sprintf("The store's id is %s, but the service did not give its name: %v\n\nThe credentials have no access to the store endpoint. Compare id instead of name, or use a key of the store that may read it.", settings.ID, nameErr))
+		warnings.AddAttributeWarning(path.Root("name"), "Store name not known",
+			fmt.Sprintf("The store's id is %s, but the service did not give its name: %v\n\nThe credentials have no access to the store endpoint. Compare id instead of name, or use a key of the store that may read it.", settings.ID, err))
+	case err != nil:
+		return nil, "read the store's name (" + commerce.StorePath(settings.ID) + ")", err
+	default:
+		m.Name = types.StringValue(name)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return warnings, "", nil
 }
 
 // storeEndpoint names the store's read in its log lines.

@@ -34,18 +34,29 @@ type Reads struct {
 	engine    *listing.Engine
 	log       logging.Logger
 	snapshots Snapshots
-	// shared lets the reads that need one listing share it.
-	shared coalesce.Group[any, sharedRun]
+	// shared lets the reads that need one listing share it: one Group
+	// for every read of the configuration, whatever Getter each uses.
+	shared *coalesce.Group[any, sharedRun]
 }
 
 // New serves reads on e.
 func New(e *listing.Engine, opts Options) *Reads {
-	r := &Reads{engine: e, log: opts.Logger, snapshots: opts.Snapshots}
+	r := &Reads{engine: e, log: opts.Logger, snapshots: opts.Snapshots, shared: &coalesce.Group[any, sharedRun]{}}
 	if r.log == nil {
 		r.log = logging.Discard{}
 	}
 	r.shared.Ahead = opts.Announced
 	return r
+}
+
+// Using is r with its engine sending through get (listing.Engine.Using):
+// a read that starts on it sends its own requests, and the transport
+// counts them for it (client.Meter), while it shares listings and the
+// cache with every other read of r.
+func (r *Reads) Using(get listing.Getter) *Reads {
+	read := *r
+	read.engine = r.engine.Using(get)
+	return &read
 }
 
 // Result is what a read got.
