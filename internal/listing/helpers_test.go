@@ -69,11 +69,11 @@ func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 	if err != nil {
 		return Stats{}, err
 	}
-	lq := p.listQuery([]Query{q})
+	need := p.Need([]Query{q})
 	if !a.cut.IsZero() {
-		lq.CreatedBefore = a.cut
+		need.CreatedBefore = a.cut
 	}
-	return p.readFull(ctx, lq, a.to)
+	return p.readFull(ctx, p.query(need), a.to)
 }
 
 func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {

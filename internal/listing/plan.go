@@ -85,14 +85,32 @@ func (l *Listing[T]) Split() filter.InSplit { return l.split }
 // count where one reports it past its MaxResults, cut at the consistency
 // point, which is fixed now, as the listing starts.
 func (l *Listing[T]) Need(keep []Query) Need {
-	return l.listQuery(keep).Need
+	var need Need
+	for i, k := range keep {
+		if i == 0 || need.MaxResults > 0 && (k.MaxResults == 0 || k.MaxResults > need.MaxResults) {
+			need.MaxResults = k.MaxResults
+		}
+		need.IncludeJSON = need.IncludeJSON || k.IncludeJSON
+		// Asked whatever the listing's own limit, so that a read cut at
+		// its MaxResults reports the same shared or alone.
+		need.ExactCount = need.ExactCount || k.CountMatches && k.MaxResults > 0
+	}
+	if l.buffer > 0 {
+		need.CreatedBefore = time.Now().Add(-l.buffer)
+	}
+	return need
 }
 
 // Read lists what need asks of the listing, in full (in windows past the
 // offset limit, each part of a split in()), and hands it to to.
 func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, error) {
-	q := listQuery{filter: l.filter, key: l.key, Need: need, progress: true}
-	return l.readFull(ctx, q, emitters[T]{emit: to.Emit, late: to.Late})
+	return l.readFull(ctx, l.query(need), emitters[T]{emit: to.Emit, late: to.Late})
+}
+
+// query is the listing of l's filter and sort that need asks for, as the
+// engine runs it.
+func (l *Listing[T]) query(need Need) listQuery {
+	return listQuery{filter: l.filter, key: l.key, Need: need, progress: true}
 }
 
 // TotalFor is how many records match as a reader that kept q and received
@@ -119,26 +137,6 @@ func (st Stats) TotalFor(q Query, listed int) (int, bool) {
 // it also names the listing's snapshot in the cache.
 func listingName[T commerce.Record](path, filter string, key sortKey, buffer time.Duration) string {
 	return strings.Join([]string{reflect.TypeFor[T]().String(), path, filter, key.param(), buffer.String()}, "\x00")
-}
-
-// listQuery is the listing the plan's readers need: all the records any
-// of them keeps, with JSON if any of them keeps it, cut at the consistency
-// point, which is fixed now, as the listing starts.
-func (p *Listing[T]) listQuery(keep []Query) listQuery {
-	q := listQuery{filter: p.filter, key: p.key, progress: true}
-	for i, k := range keep {
-		if i == 0 || q.MaxResults > 0 && (k.MaxResults == 0 || k.MaxResults > q.MaxResults) {
-			q.MaxResults = k.MaxResults
-		}
-		q.IncludeJSON = q.IncludeJSON || k.IncludeJSON
-		// Asked whatever the listing's own limit, so that a read cut at
-		// its MaxResults reports the same shared or alone.
-		q.ExactCount = q.ExactCount || k.CountMatches && k.MaxResults > 0
-	}
-	if p.buffer > 0 {
-		q.CreatedBefore = time.Now().Add(-p.buffer)
-	}
-	return q
 }
 
 // CheckFilterLength checks, before a read is planned (terraform validate),
