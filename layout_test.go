@@ -372,3 +372,46 @@ func collectSelections(f *ast.File, into map[string]map[string]bool) {
 		return true
 	})
 }
+
+// oracleCalls are the calls whose error a test may not throw away: the
+// emulator's expected ids, a file or folder read, a decode. With its error
+// dropped, a check compares with nothing (a nil list, an empty body) and
+// can pass without looking.
+var oracleCalls = map[string]bool{"ExpectedIDs": true, "SortedIDs": true, "ReadFile": true, "ReadDir": true, "Unmarshal": true, "Decode": true}
+
+// No test under internal/ assigns the error of an oracle call to _.
+func TestTestsKeepTheErrorsTheyDependOn(t *testing.T) {
+	var found []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || len(as.Rhs) != 1 {
+				return true
+			}
+			if blank, ok := as.Lhs[len(as.Lhs)-1].(*ast.Ident); !ok || blank.Name != "_" {
+				return true
+			}
+			if call, ok := as.Rhs[0].(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && oracleCalls[sel.Sel.Name] {
+					found = append(found, fmt.Sprintf("%s: the error of %s is thrown away", fset.Position(as.Pos()), sel.Sel.Name))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Errorf("tests that drop an error their check depends on (fail the test on it instead):\n  %s", strings.Join(found, "\n  "))
+	}
+}

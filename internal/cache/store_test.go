@@ -14,6 +14,27 @@ import (
 
 const secret = "client-secret-1"
 
+// readFile is os.ReadFile, failing t on an error: a check of what a file
+// holds never passes on a file it could not read.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readDir is os.ReadDir, failing t on an error.
+func readDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
 func open(t *testing.T, dir, secret string, now func() time.Time) *Store {
 	t.Helper()
 	s, err := Open(dir, secret, Options{Now: now})
@@ -66,15 +87,18 @@ func TestOwnerOnlyAndOpaqueNames(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o700 {
 		t.Fatalf("folder mode %v, %v; want 0700", info.Mode().Perm(), err)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := readDir(t, dir)
 	if len(entries) != 1 {
 		t.Fatalf("%d files, want 1", len(entries))
 	}
-	fi, _ := entries[0].Info()
+	fi, err := entries[0].Info()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("entry mode %v, want 0600", fi.Mode().Perm())
 	}
-	body, _ := os.ReadFile(filepath.Join(dir, entries[0].Name()))
+	body := readFile(t, filepath.Join(dir, entries[0].Name()))
 	for _, plain := range []string{"store.example.com", "client-abc", "accounts", "Blue", "0f3c5e8a"} {
 		if strings.Contains(entries[0].Name(), plain) || bytes.Contains(body, []byte(plain)) {
 			t.Errorf("%q appears in the entry's name or body", plain)
@@ -136,7 +160,7 @@ func TestAnotherSecretCannotReadOrForge(t *testing.T) {
 	if err := b.Save("k", []byte("forged")); err != nil {
 		t.Fatal(err)
 	}
-	forged, _ := os.ReadFile(filepath.Join(dir, b.name("k")))
+	forged := readFile(t, filepath.Join(dir, b.name("k")))
 	if err := os.WriteFile(filepath.Join(dir, a.name("k")), forged, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +177,7 @@ func TestTamperedEntriesDoNotOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, s.name("k"))
-	good, _ := os.ReadFile(path)
+	good := readFile(t, path)
 	for name, change := range map[string]func([]byte) []byte{
 		"truncated":     func(b []byte) []byte { return b[:len(b)/2] },
 		"empty":         func([]byte) []byte { return nil },
@@ -210,7 +234,7 @@ func TestMaxAge(t *testing.T) {
 		t.Fatal(err)
 	}
 	open(t, dir, secret, nil)
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+	if entries := readDir(t, dir); len(entries) != 0 {
 		t.Fatalf("Open left %d old files", len(entries))
 	}
 }
@@ -250,7 +274,7 @@ func TestConcurrentWritersLeaveOneWholeEntry(t *testing.T) {
 	if err != nil || len(got) != 1<<20 || !bytes.Equal(got, big(got[0])) {
 		t.Fatalf("final entry: %d bytes, %v", len(got), err)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+	if entries := readDir(t, dir); len(entries) != 1 {
 		t.Fatalf("%d files left, want 1", len(entries))
 	}
 }

@@ -356,7 +356,7 @@ func checkIndexes(t *testing.T, s *Server) {
 	for _, res := range []string{"orders", "files", "accounts"} {
 		rows := oracleRows(s, res)
 		for _, sortParam := range sortValues[res] {
-			got, _ := s.ExpectedIDs(res, "", sortParam)
+			got := expectedIDs(t, s, res, "", sortParam)
 			if !slices.Equal(got, oracleIDs(res, rows, nil, sortParam)) {
 				t.Errorf("%s sort=%s disagrees with the oracle", res, sortParam)
 			}
@@ -417,20 +417,20 @@ func TestWrites(t *testing.T) {
 func testInsertOrder(t *testing.T) {
 	c := startServer(t, writeOptions)
 	s := c.s
-	before, _ := s.ExpectedIDs("orders", "", "created_at")
+	before := expectedIDs(t, s, "orders", "", "created_at")
 	seeded := latestOrderUpdate(s)
 	o := s.InsertOrder()
 	if !o.CreatedAt.After(seeded) || !o.UpdatedAt.Equal(o.CreatedAt) || o.OrderNumber != "ORD-0000501" {
 		t.Errorf("inserted %+v", o)
 	}
-	after, _ := s.ExpectedIDs("orders", "", "created_at")
+	after := expectedIDs(t, s, "orders", "", "created_at")
 	if !slices.Equal(after[:500], before) || after[500] != o.ID || s.Count("orders") != 501 {
 		t.Error("insert misplaced in created_at order")
 	}
-	if def, _ := s.ExpectedIDs("orders", "", ""); def[0] != o.ID {
+	if def := expectedIDs(t, s, "orders", "", ""); def[0] != o.ID {
 		t.Error("insert not first in the default order")
 	}
-	if since, _ := s.ExpectedIDs("orders", "ge(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", ""); !slices.Equal(since, []string{o.ID}) {
+	if since := expectedIDs(t, s, "orders", "ge(updated_at,"+o.UpdatedAt.Format(timestampLayout)+")", ""); !slices.Equal(since, []string{o.ID}) {
 		t.Errorf("updated since the insert: %v", since)
 	}
 	if resp, body := c.get("/v2/orders/"+o.ID, ""); resp.StatusCode != 200 {
@@ -445,10 +445,10 @@ func testInsertOrder(t *testing.T) {
 func testUpdateOrder(t *testing.T) {
 	c := startServer(t, writeOptions)
 	s := c.s
-	byCreated, _ := s.ExpectedIDs("orders", "", "created_at")
+	byCreated := expectedIDs(t, s, "orders", "", "created_at")
 	seeded := latestOrderUpdate(s)
-	beforeUpd, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status") // cached result
-	byStatus, _ := s.ExpectedIDs("orders", "", "status")
+	beforeUpd := expectedIDs(t, s, "orders", "eq(status,complete)", "-status") // cached result
+	byStatus := expectedIDs(t, s, "orders", "", "status")
 	target := byCreated[250] // inside the tie group
 	old := findOrder(s.Orders(), target)
 	upd, err := s.UpdateOrder(target)
@@ -456,16 +456,16 @@ func testUpdateOrder(t *testing.T) {
 		t.Fatalf("update: %v %+v", err, upd)
 	}
 	since := "gt(updated_at," + seeded.Format(timestampLayout) + ")"
-	if byUpd, _ := s.ExpectedIDs("orders", since, ""); !slices.Equal(byUpd, []string{target}) {
+	if byUpd := expectedIDs(t, s, "orders", since, ""); !slices.Equal(byUpd, []string{target}) {
 		t.Errorf("updated since the seeded data: %v", byUpd)
 	}
-	if again, _ := s.ExpectedIDs("orders", "", "status"); old.Status != upd.Status && slices.Equal(again, byStatus) {
+	if again := expectedIDs(t, s, "orders", "", "status"); old.Status != upd.Status && slices.Equal(again, byStatus) {
 		t.Error("status index not updated")
 	}
-	if again, _ := s.ExpectedIDs("orders", "", "created_at"); !slices.Equal(again, byCreated) {
+	if again := expectedIDs(t, s, "orders", "", "created_at"); !slices.Equal(again, byCreated) {
 		t.Error("update changed created_at order")
 	}
-	nowComplete, _ := s.ExpectedIDs("orders", "eq(status,complete)", "-status")
+	nowComplete := expectedIDs(t, s, "orders", "eq(status,complete)", "-status")
 	if old.Status == "processing" && (!slices.Contains(nowComplete, target) || len(nowComplete) != len(beforeUpd)+1) {
 		t.Error("cached filter result not invalidated by the update")
 	}
@@ -484,13 +484,13 @@ func testUpdateOrder(t *testing.T) {
 func testDeleteOrder(t *testing.T) {
 	c := startServer(t, writeOptions)
 	s := c.s
-	byCreated, _ := s.ExpectedIDs("orders", "", "created_at")
+	byCreated := expectedIDs(t, s, "orders", "", "created_at")
 	target := byCreated[250]
 	if err := s.DeleteOrder(target); err != nil {
 		t.Fatal(err)
 	}
 	for _, sortParam := range sortValues["orders"] {
-		ids, _ := s.ExpectedIDs("orders", "", sortParam)
+		ids := expectedIDs(t, s, "orders", "", sortParam)
 		if slices.Contains(ids, target) || len(ids) != 499 {
 			t.Errorf("sort=%s still has the deleted order (%d ids)", sortParam, len(ids))
 		}
@@ -612,7 +612,7 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	}
 	rows := oracleRows(s, "orders")
 	for _, sortParam := range sortValues["orders"] {
-		got, _ := s.ExpectedIDs("orders", "", sortParam)
+		got := expectedIDs(t, s, "orders", "", sortParam)
 		if !slices.Equal(got, oracleIDs("orders", rows, nil, sortParam)) {
 			t.Errorf("sort=%s wrong after concurrent writes", sortParam)
 		}

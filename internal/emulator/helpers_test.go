@@ -18,6 +18,17 @@ type testClient struct {
 	token string
 }
 
+// expectedIDs is s.ExpectedIDs, failing t when the emulator cannot answer:
+// a test that compares with it never compares with nothing.
+func expectedIDs(t testing.TB, s *Server, resource, filter, sort string) []string {
+	t.Helper()
+	ids, err := s.ExpectedIDs(resource, filter, sort)
+	if err != nil {
+		t.Fatalf("expected ids of %s filter=%q sort=%q: %v", resource, filter, sort, err)
+	}
+	return ids
+}
+
 func startServer(t testing.TB, opts Options) *testClient {
 	t.Helper()
 	s, err := Start(opts)

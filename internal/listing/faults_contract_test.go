@@ -154,7 +154,7 @@ func wantComplete(t *testing.T, srv *emulator.Server, got []string, _ Stats, err
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	want, _ := srv.SortedIDs("orders", "", "created_at")
+	want := emulatortest.SortedIDs(t, srv, "orders", "", "created_at")
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d ids, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
@@ -168,7 +168,7 @@ func wantCompleteModuloTies(t *testing.T, srv *emulator.Server, got []string, _ 
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	want, _ := srv.SortedIDs("orders", "", "created_at")
+	want := emulatortest.SortedIDs(t, srv, "orders", "", "created_at")
 	if len(got) != len(want) {
 		t.Fatalf("listed %d ids, want %d", len(got), len(want))
 	}
@@ -349,7 +349,7 @@ func TestFaultContractBreaks(t *testing.T) {
 func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	var prev, victim string
 	prepare := func(srv *emulator.Server) {
-		ids, _ := srv.ExpectedIDs("orders", "", "created_at")
+		ids := emulatortest.ExpectedIDs(t, srv, "orders", "", "created_at")
 		prev, victim = ids[494], ids[500]
 	}
 	rename := func(doc map[string]any) {

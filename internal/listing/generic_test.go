@@ -100,7 +100,7 @@ func TestListFilesAndOrdersGeneric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := orders.ExpectedIDs("orders", "", "created_at")
+	want := emulatortest.ExpectedIDs(t, orders, "orders", "", "created_at")
 	if slices.Sort(got); len(got) != 15000 || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("listed %d orders, want the 15000", len(got))
 	}

@@ -106,7 +106,7 @@ func TestListTieGroupLargerThanWindow(t *testing.T) {
 			// The tie group comes in id order, which the service does not
 			// promise; compare as sets within each created_at, and in order
 			// across them.
-			want, _ := srv.ExpectedIDs("orders", "", sort)
+			want := emulatortest.ExpectedIDs(t, srv, "orders", "", sort)
 			if len(got) != len(want) || stats.Listed != 25000 {
 				t.Fatalf("listed %d, want %d", len(got), len(want))
 			}
@@ -141,7 +141,7 @@ func TestListMaxResults(t *testing.T) {
 			// The cut needs the records up to the limit, the rest of the
 			// tie group it falls in (which come by id), and one record
 			// past them that shows the group ended.
-			reach := min(limit+tieTail(srv, limit)+1, 25000)
+			reach := min(limit+tieTail(t, srv, limit)+1, 25000)
 			// One page more where that record opens a window: its plan
 			// reads a page past the repeated boundary group.
 			if budget := pageBudget(reach, stats.Windows) + 1; stats.Pages > budget {
@@ -231,12 +231,12 @@ func TestListStopsOnCancel(t *testing.T) {
 
 // tieTail is how many orders after the first limit (in created_at order)
 // share the created_at of the last of them.
-func tieTail(srv *emulator.Server, limit int) int {
+func tieTail(t testing.TB, srv *emulator.Server, limit int) int {
 	created := map[string]time.Time{}
 	for _, o := range srv.Orders() {
 		created[o.ID] = o.CreatedAt.Truncate(time.Millisecond)
 	}
-	ids, _ := srv.SortedIDs("orders", "", "created_at")
+	ids := emulatortest.SortedIDs(t, srv, "orders", "", "created_at")
 	n := 0
 	for j := limit; j < len(ids) && created[ids[j]].Equal(created[ids[limit-1]]); j++ {
 		n++

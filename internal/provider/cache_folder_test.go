@@ -76,8 +76,8 @@ func TestCacheFolderModes(t *testing.T) {
 		t.Fatalf("a 0755 folder: %s, want it used", summaries(diags))
 	}
 	p.readState(t, "commerce_accounts", nil)
-	if files, _ := os.ReadDir(readable); len(files) != 1 {
-		t.Errorf("%d files in the 0755 folder after a read, want its entry", len(files))
+	if files, err := os.ReadDir(readable); err != nil || len(files) != 1 {
+		t.Errorf("%d files in the 0755 folder after a read (%v), want its entry", len(files), err)
 	}
 	_, diags = configureCache(t, srv, writable, nil)
 	if len(diags) != 1 || diags[0].Severity != tfprotov6.DiagnosticSeverityError || diags[0].Summary != "Unsafe cache_dir" ||
@@ -224,8 +224,8 @@ func TestCacheListLargerThanTheBoundIsSaid(t *testing.T) {
 	if !strings.Contains(line, `"@level":"info"`) || !strings.Contains(line, "larger than the cache's size bound") || !strings.Contains(line, "cache_max_mb") {
 		t.Errorf("the log lacks an INFO line naming the bound:\n%s", grepLines(logs, "cache"))
 	}
-	if files, _ := os.ReadDir(dir); len(files) != 0 {
-		t.Errorf("%d files in the cache folder, want none", len(files))
+	if files, err := os.ReadDir(dir); err != nil || len(files) != 0 {
+		t.Errorf("%d files in the cache folder (%v), want none", len(files), err)
 	}
 }
 

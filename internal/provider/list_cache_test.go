@@ -139,7 +139,10 @@ func TestCacheDamagedEntriesReadInFull(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cache")
 			_, full := plan(t, srv, dir, "accounts", "commerce_accounts", nil)
 			entry := onlyFile(t, dir)
-			body, _ := os.ReadFile(entry)
+			body, err := os.ReadFile(entry)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(entry, damage(body), 0o600); err != nil {
 				t.Fatal(err)
 			}

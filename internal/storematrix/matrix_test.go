@@ -443,7 +443,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	}
 	for plan := range c.plans {
 		before := snapshot(t, srv, c.res.name, text, sort, keep)
-		w.begin()
+		w.begin(t)
 		outs := make([]readerOut, len(c.readers))
 		readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
 		for i := range c.readers {
@@ -634,8 +634,8 @@ type written struct{ created, deleted, updated map[string]bool }
 
 func (w written) any() bool { return len(w.created)+len(w.deleted)+len(w.updated) > 0 }
 
-func (w *writer) begin() {
-	all, _ := w.srv.SortedIDs(w.c.res.name, "", "id")
+func (w *writer) begin(t testing.TB) {
+	all := emulatortest.SortedIDs(t, w.srv, w.c.res.name, "", "id")
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.on = w.c.writeEvery > 0
