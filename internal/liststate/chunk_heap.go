@@ -2,11 +2,15 @@
 
 package liststate
 
-// newChunk is a chunk of a state's msgpack: on this system (or with
-// -tags commerce_heapchunks, to compare), an ordinary slice, which the
-// garbage collector reclaims (chunk_mmap.go says what the others do
-// instead, and what it holds).
-func newChunk() chunk { return chunk{b: make([]byte, 0, chunkSize)} }
+// No memory maps on this system (or with -tags commerce_heapchunks, to
+// compare): newChunk (state.go) makes every chunk an ordinary slice, which
+// the garbage collector reclaims.
+var (
+	mmap   func(fd int, offset int64, length, prot, flags int) ([]byte, error)
+	munmap func([]byte) error
+)
 
-// freeChunk leaves the chunk to the garbage collector.
-func freeChunk(chunk) {}
+const (
+	mmapProt  = 0
+	mmapFlags = 0
+)

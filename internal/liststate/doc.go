@@ -22,7 +22,7 @@
 //
 // The state takes the provider's memory: while the listing runs, the
 // Collector holds what the state needs (each record's msgpack, in chunks
-// outside the Go heap where the system allows, chunk_mmap.go), and hands
+// outside the Go heap where the system allows, newChunk in state.go), and hands
 // the chunks back as it copies them into the response.
 //
 // It knows the plugin protocol's types (terraform-plugin-go), not the

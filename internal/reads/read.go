@@ -15,6 +15,16 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
+// Using is r with its engine sending through get (listing.Engine.Using):
+// a read that starts on it sends its own requests, and the transport
+// counts them for it (client.Meter), while it shares listings and the
+// cache with every other read of r.
+func (r *Reads) Using(get listing.Getter) *Reads {
+	read := *r
+	read.engine = r.engine.Using(get)
+	return &read
+}
+
 // Read lists what q asks of kind and hands it to to: the one way a data
 // source reads a list. The engine plans the read once (listing.Plan): the
 // sort, the filter within the service's limits, an in() split over several

@@ -49,16 +49,6 @@ func New(e *listing.Engine, opts Options) *Reads {
 	return r
 }
 
-// Using is r with its engine sending through get (listing.Engine.Using):
-// a read that starts on it sends its own requests, and the transport
-// counts them for it (client.Meter), while it shares listings and the
-// cache with every other read of r.
-func (r *Reads) Using(get listing.Getter) *Reads {
-	read := *r
-	read.engine = r.engine.Using(get)
-	return &read
-}
-
 // Result is what a read got.
 type Result struct {
 	// Total is how many records match the query's filter (the records the
