@@ -16,11 +16,7 @@ func WantIDs(t testing.TB, srv *emulator.Server, r commerce.Endpoint, filter, so
 	if sort == "" {
 		sort = r.DefaultSort
 	}
-	want, err := srv.SortedIDs(r.Name, filter, sort)
-	if err != nil {
-		t.Fatalf("expected ids of %s filter=%q sort=%q: %v", r.Name, filter, sort, err)
-	}
-	return want
+	return SortedIDs(t, srv, r.Name, filter, sort)
 }
 
 // SortedIDs is srv.SortedIDs (ids in the order the provider promises for
