@@ -121,14 +121,14 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 	return c.retries.do(ctx, call{
 		kind: resourceRequest, method: http.MethodGet, shown: shown, tokens: c.tokens, tally: t,
 		try: func(ctx context.Context, attempt int) tryResult {
-			return c.attempt(ctx, target, shown, attempt, decode, t)
+			return c.attempt(ctx, target, shown, attempt, decode)
 		},
 	})
 }
 
 // attempt sends one resource request: what came back, with the
 // generation of the access token sent (0 if none was).
-func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error, t *tally) tryResult {
+func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) tryResult {
 	if err := c.inFlight.acquire(ctx); err != nil {
 		return tryResult{err: err}
 	}
@@ -163,7 +163,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	req.Header.Set("Accept", "application/json")
 
 	start := time.Now()
-	resp, body, err := c.send(req, t)
+	resp, body, err := c.send(req)
 	release()
 	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}
 	if err != nil {
@@ -172,7 +172,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		}
 		fields["error"] = err.Error()
 		c.cfg.Logger.Debug(ctx, "request failed", fields)
-		return tryResult{gen: gen, err: &TransportError{Method: http.MethodGet, Path: shown, URL: target, Attempts: attempt, Err: err}}
+		return tryResult{sent: true, gen: gen, err: &TransportError{Method: http.MethodGet, Path: shown, URL: target, Attempts: attempt, Err: err}}
 	}
 	fields["status"] = resp.StatusCode
 	c.cfg.Logger.Debug(ctx, "request", fields)
@@ -181,7 +181,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 		c.inFlight.tokenServed()
 	}
 	res := outcome(resp, body, shown, attempt, decode)
-	res.gen = gen
+	res.sent, res.gen = true, gen
 	return res
 }
 
@@ -194,10 +194,9 @@ func tokenAccepted(status int) bool {
 }
 
 // send puts req on the wire and reads the answer, counting the request for
-// the Client and in t.
-func (c *Client) send(req *http.Request, t *tally) (*http.Response, []byte, error) {
+// the Client.
+func (c *Client) send(req *http.Request) (*http.Response, []byte, error) {
 	c.requests.Add(1)
-	t.sent()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, nil, err
@@ -351,18 +350,18 @@ func (m *Meter) Finish(ctx context.Context, resource, path string, err error) (R
 // warnThrottled logs, once at the end of a read the service answered 429,
 // how often it did, at what rate the read sent requests and the budget
 // the client has learned in answer.
-func (c *Client) warnThrottled(ctx context.Context, resource string, stats ReadCost) {
-	if stats.Throttled == 0 {
+func (c *Client) warnThrottled(ctx context.Context, resource string, cost ReadCost) {
+	if cost.Throttled == 0 {
 		return
 	}
-	rate := stats.RequestRate()
+	rate := cost.RequestRate()
 	parallel := c.inFlight.current()
 	c.cfg.Logger.Warn(ctx, fmt.Sprintf("the service throttled the read of %s: %d answers 429 Too Many Requests out of %d requests (%.1f requests/s); "+
 		"the provider now paces all its requests at %.1f requests/s, with up to %d in flight. "+
 		"The store's rate limit is shared with its storefront: set rate_limit below it to leave room if this recurs.",
-		resource, stats.Throttled, stats.Requests, rate, stats.Budget, parallel), map[string]any{
-		"resource": resource, "throttled_429": stats.Throttled, "requests": stats.Requests, "retries": stats.Retries,
-		"request_rate_per_s": rate, "budget_per_s": stats.Budget, "parallelism": parallel, "max_parallel_requests": c.cfg.MaxParallelRequests,
-		"rate_limit": c.cfg.RateLimit, "duration_ms": stats.Elapsed.Milliseconds(),
+		resource, cost.Throttled, cost.Requests, rate, cost.Budget, parallel), map[string]any{
+		"resource": resource, "throttled_429": cost.Throttled, "requests": cost.Requests, "retries": cost.Retries,
+		"request_rate_per_s": rate, "budget_per_s": cost.Budget, "parallelism": parallel, "max_parallel_requests": c.cfg.MaxParallelRequests,
+		"rate_limit": c.cfg.RateLimit, "duration_ms": cost.Elapsed.Milliseconds(),
 	})
 }

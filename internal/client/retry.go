@@ -152,6 +152,8 @@ type tokenLedger interface {
 // answer), the Retry-After header, the generation of the access token sent
 // (0 if none was), and an error for anything but success.
 type tryResult struct {
+	// sent says the attempt went on the wire: the read's tally counts it.
+	sent       bool
 	status     int
 	retryAfter string
 	gen        int
@@ -211,6 +213,9 @@ func (rt *retrier) do(ctx context.Context, r call) error {
 			r.tally.retried()
 		}
 		res := r.try(ctx, attempt)
+		if res.sent {
+			r.tally.sent()
+		}
 		switch {
 		case res.err == nil:
 			return nil

@@ -68,7 +68,8 @@ type storeRead struct {
 // startRead starts a read of endpoint.
 func (c *configuredStore) startRead(endpoint commerce.Endpoint) *storeRead {
 	m := c.transport.Meter()
-	return &storeRead{engine: c.engine.Using(m), reads: c.reads.Using(m), meter: m, endpoint: endpoint}
+	e := c.engine.Using(m)
+	return &storeRead{engine: e, reads: c.reads.Using(e), meter: m, endpoint: endpoint}
 }
 
 // finish ends the read, which got res and ended in err: it says at INFO

@@ -15,13 +15,13 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
 )
 
-// Using is r with its engine sending through get (listing.Engine.Using):
-// a read that starts on it sends its own requests, and the transport
-// counts them for it (client.Meter), while it shares listings and the
-// cache with every other read of r.
-func (r *Reads) Using(get listing.Getter) *Reads {
+// Using is r on engine, r's own engine sending through a read's own
+// Getter (listing.Engine.Using): a read that starts on it sends its own
+// requests, and the transport counts them for it (client.Meter), while it
+// shares listings and the cache with every other read of r.
+func (r *Reads) Using(engine *listing.Engine) *Reads {
 	read := *r
-	read.engine = r.engine.Using(get)
+	read.engine = engine
 	return &read
 }
 
