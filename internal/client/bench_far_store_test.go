@@ -21,11 +21,10 @@ const farLatency = 150 * time.Millisecond
 // limit), their ratio, the wall against the bound 1.3 × ideal + 0.45 s,
 // and the share answered 429.
 //
-// Each store runs twice in one run: with the default (8 requests in flight
-// at the start, growing up to 32: parallel=auto) and with
-// max_parallel_requests = 8, which holds the limit where the code before
-// the growth kept it (parallel=8). orders=100000 at 100/s is the run a
-// million ids is projected from (ten times its time).
+// Each store runs twice in one run: with the default (up to 32 requests in
+// flight, the probe pacing the start: parallel=auto) and with
+// max_parallel_requests = 8 (parallel=8). orders=100000 at 100/s is the run
+// a million ids is projected from (ten times its time).
 func BenchmarkFarStore(b *testing.B) {
 	for _, tc := range []struct {
 		orders int

@@ -1,9 +1,9 @@
 package client
 
-// The start of a listing, side by side: how courteous it is to a store
-// whose limit the client has not learned yet, and how much that costs
-// where the store has no limit (see bench_test.go for how to run the
-// benchmarks).
+// The start of a listing, side by side: how few requests a store whose
+// limit the client has not learned yet refuses (the probe, budget.go), and
+// how much that costs where the store has no limit (see bench_test.go for
+// how to run the benchmarks).
 
 import (
 	"context"

@@ -22,7 +22,7 @@ func testBudget(ceiling float64) *budget {
 func (b *budget) sendAll(t *testing.T, n, status int) {
 	t.Helper()
 	for range n {
-		sent, err := b.wait(t.Context())
+		sent, err := b.wait(t.Context(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,13 +35,16 @@ func TestBudgetLearnsFromRefusals(t *testing.T) {
 	if b.rate() != 0 {
 		t.Fatalf("a new budget has rate %v, want none learned", b.rate())
 	}
+	// A read of 100 requests: the probe lets 4 go beyond what the store
+	// has shown it takes.
+	b.expect(100)
 	start := time.Now()
 	b.sendAll(t, 20, http.StatusOK)
 	// Two requests in flight when the store's window filled: the first 429
 	// lowers the budget to 90% of the 20 accepted in the last second and
 	// holds every request back until the oldest sends leave the window.
-	inFlight, _ := b.wait(t.Context())
-	late, _ := b.wait(t.Context())
+	inFlight, _ := b.wait(t.Context(), true)
+	late, _ := b.wait(t.Context(), true)
 	b.observe(t.Context(), inFlight, http.StatusTooManyRequests, "")
 	if got := b.rate(); got != 18 {
 		t.Fatalf("budget after a 429 at 20 accepted/s = %v, want 18", got)
@@ -63,19 +66,19 @@ func TestBudgetLearnsFromRefusals(t *testing.T) {
 	}
 }
 
-// TestBudgetCountsAnswersStillOnTheirWay: with few requests in flight
-// (the courteous start), a 429 can be answered before requests sent ahead
-// of it. The store accepted those in the window the drop measured: the
+// TestBudgetCountsAnswersStillOnTheirWay: a 429 can be answered before
+// requests sent ahead of it. The store accepted those in the window the drop measured: the
 // budget rises to 90% of all of them as they come, and no further.
 func TestBudgetCountsAnswersStillOnTheirWay(t *testing.T) {
 	b := testBudget(0)
+	b.expect(100) // room for the 4 beyond the 17 the store has shown
 	b.sendAll(t, 17, http.StatusOK)
 	var ahead []time.Time
 	for range 3 {
-		sent, _ := b.wait(t.Context())
+		sent, _ := b.wait(t.Context(), true)
 		ahead = append(ahead, sent)
 	}
-	refused, _ := b.wait(t.Context())
+	refused, _ := b.wait(t.Context(), true)
 	b.observe(t.Context(), refused, http.StatusTooManyRequests, "")
 	if got := b.rate(); got != round1(0.9*17) {
 		t.Fatalf("budget after a 429 with 17 answers in = %v, want %v", got, round1(0.9*17))
@@ -91,7 +94,7 @@ func TestBudgetCountsAnswersStillOnTheirWay(t *testing.T) {
 func TestBudgetCeilingAndPatience(t *testing.T) {
 	b := testBudget(10)
 	b.sendAll(t, 5, http.StatusOK)
-	sent, _ := b.wait(t.Context())
+	sent, _ := b.wait(t.Context(), true)
 	b.observe(t.Context(), sent, http.StatusTooManyRequests, "")
 	if got := b.rate(); got > 10 {
 		t.Errorf("budget %v above rate_limit 10", got)

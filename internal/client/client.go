@@ -110,6 +110,12 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, decode 
 	return c.get(ctx, path, query, decode, nil)
 }
 
+// Expect tells the Client how many more requests a read expects to send,
+// as far as it knows: before a store's first 429 the client probes its
+// limit by a share of the requests its reads expect (see probe). The
+// listing engine says so once a listing's first page has a count.
+func (c *Client) Expect(requests int) { c.budget.expect(requests) }
+
 // get is Get with the request counted in t (nil: for nobody).
 func (c *Client) get(ctx context.Context, path string, query url.Values, decode func([]byte) error, t *tally) error {
 	target := c.cfg.BaseURL + path
@@ -282,7 +288,7 @@ func (t budgetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	sent, ok := admitted(r.Context())
 	var err error
 	if !ok {
-		sent, err = t.budget.wait(r.Context())
+		sent, err = t.budget.wait(r.Context(), false)
 	}
 	if err != nil {
 		if r.Body != nil {
@@ -291,10 +297,12 @@ func (t budgetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := t.next.RoundTrip(r)
-	if err == nil {
-		t.budget.observe(r.Context(), sent, resp.StatusCode, resp.Header.Get("Retry-After"))
+	if err != nil {
+		t.budget.unanswered(sent)
+		return nil, err
 	}
-	return resp, err
+	t.budget.observe(r.Context(), sent, resp.StatusCode, resp.Header.Get("Retry-After"))
+	return resp, nil
 }
 
 // CloseIdleConnections passes http.Client.CloseIdleConnections on.
@@ -323,6 +331,9 @@ func (c *Client) Meter() *Meter {
 func (m *Meter) Get(ctx context.Context, path string, query url.Values, decode func([]byte) error) error {
 	return m.client.get(ctx, path, query, decode, &m.tally)
 }
+
+// Expect is Client.Expect, for the Meter's read.
+func (m *Meter) Expect(requests int) { m.client.Expect(requests) }
 
 // Finish ends the Meter's read (of resource at path, ended in err): it
 // returns what the read cost and err, and, if the service throttled it,

@@ -2,8 +2,11 @@ package client
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // granted reports whether a slot is free right now: acquire with a context
@@ -12,18 +15,6 @@ func (a *adaptiveLimit) granted() bool {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return a.acquire(ctx) == nil
-}
-
-// startRequests starts n requests one after another, each finished before
-// the next, as a store's window would count them.
-func (a *adaptiveLimit) startRequests(t *testing.T, n int) {
-	t.Helper()
-	for i := range n {
-		if !a.granted() {
-			t.Fatalf("request %d of %d found no free slot", i+1, n)
-		}
-		a.release()
-	}
 }
 
 // inFlightAllowed starts requests without finishing any until no slot is
@@ -39,109 +30,185 @@ func (a *adaptiveLimit) inFlightAllowed() int {
 	return n
 }
 
-// TestCourteousStart: while the requests of the last second are inside
-// the courteous span, no request starts with courteousInFlight in flight;
-// outside it (the requests started count too), max_parallel_requests holds.
-func TestCourteousStart(t *testing.T) {
-	if courteousFrom != 16 || courteousTo != 24 || courteousInFlight != 4 {
-		t.Fatal("the table below is written for a courteous span of 16 to 24 requests, 4 in flight")
-	}
-	for _, tc := range []struct{ inWindow, want int }{
-		{0, 8},  // a new client: requests 1 to 8
-		{8, 8},  // requests 9 to 16: the 16th starts as the 16th of the window
-		{9, 7},  // the 17th would start with 7 in flight
-		{12, 4}, // the 17th would start with 4 in flight
-		{16, 4},
-		{19, 4}, // the 20th to 23rd, and the 24th would start with 4 in flight
-		{20, 8}, // the 21st to 24th, then the span is past
-		{24, 8},
-		{40, 8},
-	} {
-		a := newAdaptiveLimit(8)
-		a.startRequests(t, tc.inWindow)
-		if got := a.inFlightAllowed(); got != tc.want {
-			t.Errorf("with %d requests in the last second, %d may start at once; want %d", tc.inWindow, got, tc.want)
+// TestInFlightStartsAtTheMaximum: before any refusal the limit is
+// max_parallel_requests (the probe, not the limit, spares a store the
+// client does not know); a 429 halves it, once per cooldown, and clean
+// answers grow it back to the maximum, not beyond.
+func TestInFlightStartsAtTheMaximum(t *testing.T) {
+	for _, ceiling := range []int{1, 2, DefaultMaxParallelRequests} {
+		if got := newAdaptiveLimit(ceiling).inFlightAllowed(); got != ceiling {
+			t.Errorf("max_parallel_requests %d: %d may start at once", ceiling, got)
 		}
 	}
-
-	// A store that has throttled the client: the budget knows its pace,
-	// and the span no longer applies.
-	a := newAdaptiveLimit(8)
-	a.startRequests(t, courteousFrom)
+	a := newAdaptiveLimit(DefaultMaxParallelRequests)
 	a.observe(true)
-	for a.current() < 8 {
+	a.observe(true) // the same burst: within the cooldown
+	if got := a.current(); got != DefaultMaxParallelRequests/2 {
+		t.Errorf("after a burst of 429s the limit is %d, want %d", got, DefaultMaxParallelRequests/2)
+	}
+	for range 1000 {
 		a.observe(false)
 	}
-	if got := a.inFlightAllowed(); got != 8 {
-		t.Errorf("after a 429, %d may start at once inside the courteous span; want the limit (8)", got)
+	if got := a.current(); got != DefaultMaxParallelRequests {
+		t.Errorf("after 1,000 clean answers the limit is %d, want %d", got, DefaultMaxParallelRequests)
 	}
 }
 
-// TestCourteousStartNeverAboveTheLimit: max_parallel_requests below
-// courteousInFlight is kept.
-func TestCourteousStartNeverAboveTheLimit(t *testing.T) {
-	a := newAdaptiveLimit(2)
-	a.startRequests(t, courteousFrom)
-	if got := a.inFlightAllowed(); got != 2 {
-		t.Errorf("max_parallel_requests 2, inside the courteous span: %d in flight", got)
+// tryWait reports whether b lets a resource request go within 50 ms, and
+// when.
+func (b *budget) tryWait(t *testing.T) (time.Time, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	sent, err := b.wait(ctx, true)
+	return sent, err == nil
+}
+
+// TestProbeHoldsAWindowToWhatTheStoreShowed: before the store's first
+// 429, the requests of one second number at most probeFloor, or what the
+// store has accepted in one second plus the risk, probeRisk of the
+// requests the reads expect (at least one); an answer makes room at once,
+// a request that got none leaves the window, a token request is not held,
+// and the first 429 ends the probe.
+func TestProbeHoldsAWindowToWhatTheStoreShowed(t *testing.T) {
+	b := testBudget(0)
+	var floor []time.Time
+	for range probeFloor {
+		s, ok := b.tryWait(t)
+		if !ok {
+			t.Fatalf("request %d of the %d below the floor was held", len(floor)+1, probeFloor)
+		}
+		floor = append(floor, s)
+	}
+	if _, ok := b.tryWait(t); ok {
+		t.Fatal("a request beyond the floor went before the store answered any")
+	}
+	token, err := b.wait(t.Context(), false)
+	if err != nil {
+		t.Fatalf("a token request was held: %v", err)
+	}
+	for _, s := range append(floor, token) {
+		b.observe(t.Context(), s, http.StatusOK, "")
+	}
+	b.expect(100) // a listing of 100 pages: a risk of 4
+
+	// The store has shown 21 in a second; 4 more may be at risk.
+	var sent []time.Time
+	for range 4 {
+		s, ok := b.tryWait(t)
+		if !ok {
+			t.Fatalf("request %d of the 4 at risk was held", len(sent)+1)
+		}
+		sent = append(sent, s)
+	}
+	if _, ok := b.tryWait(t); ok {
+		t.Fatal("a fifth request went beyond the risk")
+	}
+	b.observe(t.Context(), sent[0], http.StatusOK, "")
+	if _, ok := b.tryWait(t); !ok {
+		t.Error("an answer that raised what the store showed made no room")
+	}
+	b.unanswered(sent[1])
+	if _, ok := b.tryWait(t); !ok {
+		t.Error("a request that got no answer kept its place in the window")
+	}
+	if _, ok := b.tryWait(t); ok {
+		t.Fatal("a request went beyond the risk")
+	}
+	b.observe(t.Context(), sent[2], http.StatusTooManyRequests, "")
+	b.mu.Lock()
+	probing := b.probing
+	b.mu.Unlock()
+	if probing {
+		t.Error("the probe went on after the store's first 429")
 	}
 }
 
-// answer feeds a.grow n answers, spread evenly over d from *now, which it
-// moves on: the answers of a store that serves n requests in d.
-func (a *adaptiveLimit) answer(now *time.Time, n int, d time.Duration) {
-	for range n {
-		*now = now.Add(d / time.Duration(n))
-		a.mu.Lock()
-		a.grow(*now)
-		a.mu.Unlock()
+// TestProbeCountsWindowsBySendTime: what the store showed is the most of
+// the answered requests sent within one second, whatever order the
+// answers come back in.
+func TestProbeCountsWindowsBySendTime(t *testing.T) {
+	var p probe
+	t0 := time.Now()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	now := at(1500)
+	for _, ms := range []int{900, 100, 500, 1100, 0, 1400} {
+		p.accepted(at(ms), now)
+	}
+	// Sent at 0, 100, 500, 900: 4 within a second; 100 to 1100: 4 too;
+	// 500 to 1400: 4.
+	if p.shown != 4 {
+		t.Errorf("shown = %d, want 4", p.shown)
+	}
+	p.accepted(at(950), now)
+	if p.shown != 5 {
+		t.Errorf("after one more answer sent at 950 ms, shown = %d, want 5", p.shown)
+	}
+	if p.expected, p.sentAll = 0, 10; p.risk() != 1 {
+		t.Errorf("risk with 10 sent and nothing expected = %d, want 1", p.risk())
+	}
+	if p.expected = 250; p.risk() != 10 {
+		t.Errorf("risk with 250 requests expected = %d, want 10", p.risk())
 	}
 }
 
-// TestInFlightGrowsWhileTheStoreAnswersFaster: before any refusal, the
-// limit starts at 8 and stays there at a store that never answers more than
-// a development store allows in a second; past that, it doubles at once,
-// then each epoch of a second or more while the rate of answers grows, up to max_parallel_requests; a rate
-// that stops growing ends the growth; after a 429 the limit grows back to
-// where it stood, not beyond.
-func TestInFlightGrowsWhileTheStoreAnswersFaster(t *testing.T) {
-	now := time.Now()
-	dev := newAdaptiveLimit(DefaultMaxParallelRequests)
-	dev.answer(&now, 100, 4*time.Second) // 25 a second
-	if got := dev.current(); got != startInFlight {
-		t.Errorf("at 25 answers a second the limit is %d, want it to stay at %d", got, startInFlight)
-	}
-
-	far := newAdaptiveLimit(DefaultMaxParallelRequests)
-	for rate := 53; far.current() < DefaultMaxParallelRequests; rate = rate * 2 {
-		// Each second answers as fast as the limit allows 150 ms away:
-		// the limit grows once a window, not once a round trip.
-		far.answer(&now, rate, time.Second)
-		if rate > 10000 {
-			t.Fatalf("the limit stopped at %d", far.current())
+// TestProbeStartsAtRateLimit: with rate_limit set above the probe's floor,
+// that many requests of a second go before the store has answered any.
+func TestProbeStartsAtRateLimit(t *testing.T) {
+	b := testBudget(50)
+	b.limiter.SetLimit(rate.Inf) // the ceiling's pace is the limiter's; here only the window counts
+	for i := range 50 {
+		if _, ok := b.tryWait(t); !ok {
+			t.Fatalf("rate_limit 50: request %d was held", i+1)
 		}
 	}
-	if got := far.current(); got != DefaultMaxParallelRequests {
-		t.Errorf("a far store's limit grew to %d, want the ceiling %d", got, DefaultMaxParallelRequests)
+	if _, ok := b.tryWait(t); ok {
+		t.Error("rate_limit 50: a 51st request went before the store answered any")
 	}
+}
 
-	capped := newAdaptiveLimit(12)
-	capped.answer(&now, 200, time.Second)
-	if got := capped.current(); got > 12 {
-		t.Errorf("max_parallel_requests 12: the limit grew to %d", got)
+// TestWindowRoomFirstComeFirstServed: requests waiting for room in the
+// store's window get it in the order they came, as the listing engine
+// asked for the pages.
+func TestWindowRoomFirstComeFirstServed(t *testing.T) {
+	b := testBudget(0)
+	// The floor's requests, all answered: the store has shown 20, and one
+	// more (the risk) fills the window.
+	for range probeFloor {
+		s, ok := b.tryWait(t)
+		if !ok {
+			t.Fatal("a request below the floor was held")
+		}
+		b.observe(t.Context(), s, http.StatusOK, "")
 	}
-
-	flat := newAdaptiveLimit(DefaultMaxParallelRequests)
-	flat.answer(&now, 400, time.Second) // as fast with 16 in flight as with 8
-	if got := flat.current(); got != 2*startInFlight {
-		t.Errorf("a rate that does not grow left the limit at %d, want one step (%d) and no more", got, 2*startInFlight)
+	last, ok := b.tryWait(t)
+	if !ok {
+		t.Fatal("the request at risk was held")
 	}
-
-	flat.observe(true)
-	for range 1000 {
-		flat.observe(false)
+	type grant struct {
+		i    int
+		sent time.Time
 	}
-	if got := flat.current(); got != 2*startInFlight {
-		t.Errorf("after a 429 the limit grew back to %d, want where it stood (%d)", got, 2*startInFlight)
+	granted := make(chan grant, 5)
+	for i := range 5 {
+		go func() {
+			if s, err := b.wait(t.Context(), true); err == nil {
+				granted <- grant{i, s}
+			}
+		}()
+		time.Sleep(10 * time.Millisecond) // the next comes after it
+	}
+	// Each answer shows the store took one more: room for one more.
+	for i := range 5 {
+		b.observe(t.Context(), last, http.StatusOK, "")
+		select {
+		case g := <-granted:
+			if g.i != i {
+				t.Fatalf("room %d went to request %d of those waiting, want %d", i+1, g.i+1, i+1)
+			}
+			last = g.sent
+		case <-time.After(500 * time.Millisecond):
+			t.Fatalf("room %d went to no waiting request", i+1)
+		}
 	}
 }

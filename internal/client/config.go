@@ -12,10 +12,10 @@ import (
 
 // Defaults and bounds of the client's settings. The provider documents them.
 const (
-	// DefaultMaxParallelRequests is the ceiling of requests in flight; the
-	// client starts with fewer (startInFlight) and grows toward it while
-	// the store answers faster for it. 32 holds a store of 100 requests/s
-	// 300 ms away.
+	// DefaultMaxParallelRequests is the ceiling of requests in flight,
+	// where the client starts (the budget's probe spares a store whose
+	// limit it has not met). 32 holds a store of 100 requests/s 300 ms
+	// away.
 	DefaultMaxParallelRequests = 32
 	DefaultMaxRetries          = 5
 	DefaultRequestTimeout      = 60 * time.Second

@@ -15,10 +15,10 @@
 //
 //   - errors.go, config.go: the errors a caller maps, and the Config;
 //   - inflight.go: the store's one-second window, and the cap on requests
-//     in flight: the courteous start, the growth toward a store far away,
-//     and tokens that die young;
-//   - budget.go: when a request may go: the rate budget learned from the
-//     store's 429s, and the waits;
+//     in flight: halved by a 429, and lowered while tokens die young;
+//   - budget.go: when a request may go: the probe of a store's limit
+//     before its first 429, the rate budget learned from its 429s, and the
+//     waits;
 //   - retry.go: the one retry loop every request goes through, what it
 //     needs of the access tokens (tokenLedger), and what a read's requests
 //     cost (tally, ReadCost);

@@ -178,7 +178,7 @@ func TestRequestTimeoutStartsOnceBudgetAdmits(t *testing.T) {
 	spend := func() {
 		t.Helper()
 		for range 2 {
-			if _, err := c.budget.wait(ctx); err != nil {
+			if _, err := c.budget.wait(ctx, true); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -16,31 +16,15 @@ import (
 // share of a read's requests answered 429.
 const maxThrottledShare = 0.05
 
-// held reports whether TestStoresRefuseFewRequests holds the 5% at a
-// store of rps requests/s latency away: at the production store (100/s)
-// at every distance, 0 to 8 of about 210 requests answered 429 (17 to 28
-// of about 220 150 ms away when the growth doubled each round trip), and
-// at a store of 50/s but 150 ms away, 0 to 2 of about 104. The rest is
-// logged:
-//
-//   - 150 ms away, a store of 50/s answered 9 to 11 of about 110 requests
-//     429: the 8 requests in flight that a production store there needs at
-//     the start send 53 a second, and its window fills within the first
-//     second, before any request has left it; one of 25/s 5 to 7 of 57 to
-//     59 (the end of the courteous start's span).
-//   - Stores of 20 and 25/s elsewhere answered 0 to 3 of 43 to 55, where
-//     a third is more than 5% of a read that short: held at 5% they would
-//     make a flaky test.
-func held(rps float64, latency time.Duration) bool {
-	return rps == 100 || rps == 50 && latency != 150*time.Millisecond
-}
-
 // TestStoresRefuseFewRequests lists from stores of 20, 25, 50 and 100
 // requests/s, 0, 20, 150 and 300 ms away, each with two seconds of the
 // store's pace to list (200 pages at 100/s), from a fresh client and an
 // idle store as a plan starts. It logs the share of requests answered 429
 // and the time against the ideal (accepted requests / the store's rate),
-// and holds the share to 5% where held says.
+// and holds the share to 5% everywhere (the probe, budget.go): in three
+// runs of the 16 stores, 0 to 4.2% (9 of 214, a production store 150 ms
+// away). Before the probe, 6 of 58 at 25/s and 9 of 112 at 50/s were
+// refused 150 ms away, and 3 of 45 at 20/s 300 ms away.
 func TestStoresRefuseFewRequests(t *testing.T) {
 	longTest(t)
 	for _, rps := range []float64{20, 25, 50, 100} {
@@ -56,7 +40,7 @@ func TestStoresRefuseFewRequests(t *testing.T) {
 				ideal := float64(total-refused) / rps
 				t.Logf("%3d ms away: %d of %d requests answered 429 (%.1f%%), %v (%.2fx ideal)",
 					latency.Milliseconds(), refused, total, 100*share, elapsed.Round(10*time.Millisecond), elapsed.Seconds()/ideal)
-				if held(rps, latency) && share > maxThrottledShare {
+				if share > maxThrottledShare {
 					t.Errorf("%v away: %d of %d requests answered 429 (%.1f%%), more than %g%%", latency, refused, total, 100*share, 100*maxThrottledShare)
 				}
 			}

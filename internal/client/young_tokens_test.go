@@ -87,9 +87,6 @@ func TestYoungTokensLookups(t *testing.T) {
 // back.
 func TestYoungTokensLimitInFlight(t *testing.T) {
 	a := newAdaptiveLimit(32)
-	a.mu.Lock()
-	a.limit, a.peak = 32, 32
-	a.mu.Unlock()
 	a.tokenDiedYoung(1, 7)
 	if got := a.current(); got != 7 {
 		t.Fatalf("after a token that served 7 requests died: %d in flight, want 7", got)

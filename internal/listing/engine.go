@@ -49,6 +49,20 @@ type Options struct {
 // flight at once, so that the engine need not repeat the number.
 type inFlightCeiling interface{ MaxParallelRequests() int }
 
+// requestExpecter is a Getter that wants to know how many requests a read
+// expects to send, as soon as a listing's first page tells: the transport
+// sizes its first steps at a store whose rate limit it has not met by
+// them.
+type requestExpecter interface{ Expect(requests int) }
+
+// expect tells the Getter, if it wants to know, that a listing expects
+// pages more requests.
+func (e *Engine) expect(pages int) {
+	if x, ok := e.get.(requestExpecter); ok && pages > 0 {
+		x.Expect(pages)
+	}
+}
+
 // Engine lists and looks up records through a Getter. One Engine serves
 // every data source of a provider configuration, and remembers what it
 // learned of the service's endpoints for as long as it lives: which ones

@@ -55,7 +55,22 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], c
 		return nil, commerce.Page[T]{}, w.offsetLimitErrorFor(err, win)
 	}
 	w.stats.Count = r0.page.Count
+	w.e.expect(w.expectedPages(r0.page.Count))
 	return win, r0.page, nil
+}
+
+// expectedPages is how many pages the listing expects to read, by a count
+// that is at most the truth (an estimate may say more: 0 then), and at
+// most MaxResults records. Traversal goroutine.
+func (w *walk[T]) expectedPages(count commerce.Count) int {
+	if !count.AtMostTruth() {
+		return 0
+	}
+	n := count.Hint()
+	if w.q.MaxResults > 0 {
+		n = min(n, w.q.MaxResults)
+	}
+	return (n + w.e.pageSize - 1) / w.e.pageSize
 }
 
 // listQuery is one listing of one filter, as the engine runs it: a read's

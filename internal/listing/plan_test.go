@@ -263,3 +263,39 @@ func TestMaxResultsInsideTheLastTieGroup(t *testing.T) {
 		}
 	}
 }
+
+// expectingOrders is fakeOrders that hears what the engine expects to
+// send, as the transport's Meter does.
+type expectingOrders struct {
+	*fakeOrders
+	expected []int
+}
+
+func (f *expectingOrders) Expect(requests int) { f.expected = append(f.expected, requests) }
+
+// A listing tells its Getter, once its first page has a count, how many
+// pages it expects: the matches over the page size, within MaxResults.
+// The transport probes a store's rate limit by a share of that.
+func TestListingSaysHowManyPagesItExpects(t *testing.T) {
+	recs := make([]fakeOrder, 2550)
+	for i := range recs {
+		recs[i] = fakeOrder{id: fakeID(i), created: fakeBase.Add(time.Duration(i) * time.Millisecond)}
+	}
+	for _, tc := range []struct {
+		maxResults, listed int
+		want               []int
+	}{{0, 2550, []int{26}}, {150, 150, []int{2}}} {
+		f := &expectingOrders{fakeOrders: &fakeOrders{records: shuffled(slices.Clone(recs))}}
+		e, err := New(f, Options{MaxParallelRequests: 32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := listFake(t, e, Query{Sort: "created_at", MaxResults: tc.maxResults})
+		if len(got) != tc.listed {
+			t.Fatalf("max_results %d: listed %d, want %d", tc.maxResults, len(got), tc.listed)
+		}
+		if !slices.Equal(f.expected, tc.want) {
+			t.Errorf("max_results %d: the engine expected %v pages, want %v", tc.maxResults, f.expected, tc.want)
+		}
+	}
+}

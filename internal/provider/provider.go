@@ -87,17 +87,18 @@ func (p *commerceProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			"max_parallel_requests": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Most page requests in flight at once while listing, 1 to %d. Defaults to %d. ", maxParallelRequestsLimit, client.DefaultMaxParallelRequests) +
-					"The provider starts with 8 (or this, if lower) and, until the store first answers `429 Too Many Requests`, adds more while the store answers faster with them: " +
-					"a store far away needs more requests in flight for the same rate (100 requests/s at 300 ms takes 30), a near one does not, and a development store (25 requests/s) never lets it grow. " +
-					"After a `429` it halves its parallelism and grows it back slowly, and the learned request budget paces every request, so the default also works on stores with low rate limits. " +
+					"A store far away needs more requests in flight for the same rate (100 requests/s at 300 ms takes 30). " +
+					"Until the store first answers `429 Too Many Requests`, the provider sends in any second at most what the store has accepted in one, plus 4% of the requests its reads expect, so that a store whose limit it has not met refuses few; " +
+					"after a `429` it halves its parallelism and grows it back slowly, and the learned request budget paces every request, so the default also works on stores with low rate limits. " +
 					"Set it lower to keep the provider to fewer connections.",
 				Validators: []validator.Int64{int64validator.Between(1, maxParallelRequestsLimit)},
 			},
 			"rate_limit": schema.Float64Attribute{
 				Optional: true,
 				MarkdownDescription: "Hard ceiling on requests per second from this provider to the store, token requests included, shared by every data source of the run. Falls back to `" + envRateLimit + "`. " +
-					"Unset, the provider lists as fast as `max_parallel_requests` allows until the store answers `429`, then paces all its requests a little below the rate the store accepted, and climbs back while it accepts more. " +
-					"Set it below the store's limit (25 requests/s on a development store, 100 on a production one) to leave room for the storefront, e.g. `10` on a development store.",
+					"Unset, the provider lists as fast as `max_parallel_requests` and its probe of the store's limit allow until the store answers `429`, then paces all its requests a little below the rate the store accepted, and climbs back while it accepts more. " +
+					"Set it below the store's limit (25 requests/s on a development store, 100 on a production one) to leave room for the storefront, e.g. `10` on a development store. " +
+					"Set, it is also the pace the provider starts at: unset, it sends at most 20 requests in a second until the store has shown it takes more.",
 				Validators: []validator.Float64{float64validator.AtLeast(0.01)},
 			},
 			"max_retries": schema.Int64Attribute{
