@@ -55,8 +55,20 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], c
 		return nil, commerce.Page[T]{}, w.offsetLimitErrorFor(err, win)
 	}
 	w.stats.Count = r0.page.Count
-	w.e.expect(w.expectedPages(r0.page.Count))
+	w.expect(w.expectedPages(r0.page.Count))
 	return win, r0.page, nil
+}
+
+// expect tells the engine's Getter how many pages the listing expects,
+// counting each once: a listing that opens its query again (by range,
+// after the endpoint turned out not to sort) hints only pages it did not
+// expect before, or the transport would risk twice its share of them
+// (requestExpecter). Traversal goroutine.
+func (l *listRun[T]) expect(pages int) {
+	if more := pages - l.expectedSoFar; more > 0 {
+		l.e.expect(more)
+		l.expectedSoFar = pages
+	}
 }
 
 // expectedPages is how many pages the listing expects to read, by a count
@@ -123,6 +135,9 @@ type listRun[T commerce.Record] struct {
 	// timestamp), where the service cannot filter on created_at.
 	createdBefore string
 	stats         Stats
+	// expectedSoFar is how many pages the listing has told the Getter it
+	// expects (expect).
+	expectedSoFar int
 }
 
 // recordSink is where a strategy's records go: the caller's emit, with the

@@ -274,8 +274,8 @@ type expectingOrders struct {
 func (f *expectingOrders) Expect(requests int) { f.expected = append(f.expected, requests) }
 
 // A listing tells its Getter, once its first page has a count, how many
-// pages it expects: the matches over the page size, within MaxResults.
-// The transport probes a store's rate limit by a share of that.
+// pages it expects: the matches over the page size, within MaxResults,
+// once however many times it opens its query. The transport probes a store's rate limit by a share of that.
 func TestListingSaysHowManyPagesItExpects(t *testing.T) {
 	recs := make([]fakeOrder, 2550)
 	for i := range recs {
@@ -283,9 +283,16 @@ func TestListingSaysHowManyPagesItExpects(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		maxResults, listed int
+		ignoreSort         bool
 		want               []int
-	}{{0, 2550, []int{26}}, {150, 150, []int{2}}} {
-		f := &expectingOrders{fakeOrders: &fakeOrders{records: shuffled(slices.Clone(recs))}}
+	}{
+		{0, 2550, false, []int{26}},
+		{150, 150, false, []int{2}},
+		// A store that ignores sort= is opened twice, by keyset and then
+		// by range; the listing's pages are hinted once.
+		{0, 2550, true, []int{26}},
+	} {
+		f := &expectingOrders{fakeOrders: &fakeOrders{records: shuffled(slices.Clone(recs)), ignoreSort: tc.ignoreSort}}
 		e, err := New(f, Options{MaxParallelRequests: 32})
 		if err != nil {
 			t.Fatal(err)
