@@ -94,10 +94,10 @@ type budget struct {
 	// first 429; probing is set until then.
 	probe   probe
 	probing bool
-	// waiters are the resource requests waiting for room in the store's
-	// window, first come first served (awaitWindow); timerArmed is set
-	// while a timer will grant room when the oldest request in it leaves.
-	waiters    []*windowWaiter
+	// line holds the resource requests waiting for room in the store's
+	// window (awaitWindow); timerArmed is set while a timer will grant
+	// room when the oldest request in it leaves.
+	line       line
 	timerArmed bool
 	// recent holds, oldest first, when this client's requests of the
 	// last budgetWindow (and windowMargin) were sent, token requests' too:
@@ -230,71 +230,42 @@ func (b *budget) wait(ctx context.Context, probed bool) (time.Time, error) {
 	}
 }
 
-// windowWaiter is a request waiting for room in the store's window; held
-// is when the room was handed to it.
-type windowWaiter struct {
-	granted chan struct{}
-	held    time.Time
-}
-
-// awaitWindow waits, a resource request (probed) behind those that came
-// before it, until the store's window has room for one more request
+// awaitWindow waits, a resource request (probed) in line behind those that
+// came before it, until the store's window has room for one more request
 // (windowRoom), and holds that room for it: it returns when it did, for
-// wait to replace with when the request is let go, or to release. The
-// queue is first come, first served: the listing engine asks for the
-// pages it needs first first, and a broadcast that let any waiter go
-// left the page a state needed next behind a hundred others. A token
-// request (not probed) holds no room.
+// wait to replace with when the request is let go, or to release. A
+// token request (not probed) holds no room.
 func (b *budget) awaitWindow(ctx context.Context, probed bool) (time.Time, error) {
 	if !probed {
 		return time.Time{}, nil
 	}
 	b.mu.Lock()
-	now := time.Now()
-	if len(b.waiters) == 0 && b.windowRoom(now) {
-		b.recent = append(b.recent, now)
-		b.mu.Unlock()
-		return now, nil
-	}
-	w := &windowWaiter{granted: make(chan struct{})}
-	b.waiters = append(b.waiters, w)
-	b.armLocked(now)
-	b.mu.Unlock()
-	select {
-	case <-w.granted:
-		return w.held, nil
-	case <-ctx.Done():
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if i := slices.Index(b.waiters, w); i >= 0 {
-			b.waiters = slices.Delete(b.waiters, i, i+1)
-			return time.Time{}, ctx.Err()
-		}
-		// The room was handed over just as ctx ended: give it back.
-		b.removeRecent(w.held)
+	return b.line.wait(ctx, &b.mu, b.takeRoomLocked, func(held time.Time) {
+		b.removeRecent(held)
 		b.grantLocked(time.Now())
-		return time.Time{}, ctx.Err()
+	})
+}
+
+// takeRoomLocked holds room in the store's window for a request, if it
+// has some; if not, it arms a timer to hand out the room its oldest request
+// leaves. Caller holds the lock.
+func (b *budget) takeRoomLocked(now time.Time) bool {
+	if !b.windowRoom(now) {
+		b.armLocked(now)
+		return false
 	}
+	b.recent = append(b.recent, now)
+	return true
 }
 
 // grantLocked hands the room the store's window has to the requests
-// waiting for it, oldest first, and arms a timer for when its oldest
-// request leaves it if some still wait. Caller holds the lock.
-func (b *budget) grantLocked(now time.Time) {
-	for len(b.waiters) > 0 && b.windowRoom(now) {
-		w := b.waiters[0]
-		b.waiters = b.waiters[1:]
-		w.held = now
-		b.recent = append(b.recent, now)
-		close(w.granted)
-	}
-	b.armLocked(now)
-}
+// waiting for it, oldest first. Caller holds the lock.
+func (b *budget) grantLocked(now time.Time) { b.line.grant(now, b.takeRoomLocked) }
 
 // armLocked sets a timer to grant room when the oldest request in the
-// window leaves it, while requests wait. Caller holds the lock.
+// window leaves it. Caller holds the lock.
 func (b *budget) armLocked(now time.Time) {
-	if len(b.waiters) == 0 || len(b.recent) == 0 || b.timerArmed {
+	if len(b.recent) == 0 || b.timerArmed {
 		return
 	}
 	b.timerArmed = true
@@ -306,7 +277,8 @@ func (b *budget) armLocked(now time.Time) {
 	})
 }
 
-// release gives back room held for a request that was not let go.
+// release gives back room held (or taken) at held in the store's window
+// by a request that was not let go (or got no answer: unanswered).
 func (b *budget) release(held time.Time) {
 	if held.IsZero() {
 		return
@@ -447,12 +419,7 @@ func (p *probe) accepted(sent, now time.Time) bool {
 // transport error, a timeout): it leaves the requests the store's window
 // may hold (recent). Most such requests never reached it, and kept, one
 // lost request at the start held every other back for a second.
-func (b *budget) unanswered(sent time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.removeRecent(sent)
-	b.grantLocked(time.Now())
-}
+func (b *budget) unanswered(sent time.Time) { b.release(sent) }
 
 // observe feeds one answer into the budget: status is the HTTP status of a
 // request that wait let go at sent.

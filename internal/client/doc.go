@@ -14,8 +14,9 @@
 // reads bottom up:
 //
 //   - errors.go, config.go: the errors a caller maps, and the Config;
-//   - inflight.go: the store's one-second window, and the cap on requests
-//     in flight: halved by a 429, and lowered while tokens die young;
+//   - inflight.go: the line requests wait in for room, first come first
+//     served, and the cap on requests in flight: halved by a 429, and
+//     lowered while tokens die young;
 //   - budget.go: when a request may go: the probe of a store's limit
 //     before its first 429, the rate budget learned from its 429s, and the
 //     waits;

@@ -4,9 +4,62 @@ package client
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
+
+// line is a first-come, first-served queue of requests waiting for room
+// that its owner hands out under its own lock: the slots of adaptiveLimit,
+// and the room in the store's window (budget.awaitWindow). The listing
+// engine asks for the pages it needs first first; a wake-up that let any
+// waiter go left the page a state needed next behind a hundred others.
+type line struct{ waiting []*place }
+
+// place is one request in a line; at is when room was handed to it.
+type place struct {
+	granted chan struct{}
+	at      time.Time
+}
+
+// wait takes room at once, by take, when no one waits and take finds it;
+// otherwise it joins the line and waits for grant to hand it room, or for
+// ctx to end. Room handed over just as ctx ended goes back by giveBack.
+// It returns when the room was taken. Caller holds mu; wait unlocks it.
+func (l *line) wait(ctx context.Context, mu *sync.Mutex, take func(now time.Time) bool, giveBack func(at time.Time)) (time.Time, error) {
+	now := time.Now()
+	if len(l.waiting) == 0 && take(now) {
+		mu.Unlock()
+		return now, nil
+	}
+	p := &place{granted: make(chan struct{})}
+	l.waiting = append(l.waiting, p)
+	mu.Unlock()
+	select {
+	case <-p.granted:
+		return p.at, nil
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
+		if i := slices.Index(l.waiting, p); i >= 0 {
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+		} else {
+			giveBack(p.at)
+		}
+		return time.Time{}, ctx.Err()
+	}
+}
+
+// grant hands room to those waiting, oldest first, while take finds it.
+// Caller holds the owner's lock.
+func (l *line) grant(now time.Time, take func(now time.Time) bool) {
+	for len(l.waiting) > 0 && take(now) {
+		p := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		p.at = now
+		close(p.granted)
+	}
+}
 
 // adaptiveLimit caps the requests in flight. It starts at the configured
 // maximum (max_parallel_requests): before the store has refused anything,
@@ -25,7 +78,7 @@ type adaptiveLimit struct {
 	mu           sync.Mutex
 	limit        float64
 	inFlight     int
-	waiters      []chan struct{}
+	line         line // requests waiting for a slot
 	lastDecrease time.Time
 	// youngCap, while access tokens die young, caps the limit at what a
 	// token served before the service revoked it (tokenDiedYoung); 0
@@ -38,46 +91,32 @@ func newAdaptiveLimit(maxInFlight int) *adaptiveLimit {
 	return &adaptiveLimit{max: maxInFlight, limit: float64(maxInFlight), cooldown: time.Second}
 }
 
-// acquire blocks until a slot is free or ctx ends.
+// acquire blocks until a slot is free or ctx ends, behind those that came
+// before it.
 func (a *adaptiveLimit) acquire(ctx context.Context) error {
 	a.mu.Lock()
-	if len(a.waiters) == 0 && a.freeLocked() {
-		a.inFlight++
-		a.mu.Unlock()
-		return nil
-	}
-	ch := make(chan struct{})
-	a.waiters = append(a.waiters, ch)
-	a.mu.Unlock()
-
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		for i, w := range a.waiters {
-			if w == ch {
-				a.waiters = append(a.waiters[:i], a.waiters[i+1:]...)
-				return ctx.Err()
-			}
-		}
-		// The slot was handed over just as ctx ended: give it back.
-		a.inFlight--
-		a.wakeLocked()
-		return ctx.Err()
-	}
+	_, err := a.line.wait(ctx, &a.mu, a.takeLocked, func(time.Time) { a.releaseLocked() })
+	return err
 }
 
-// freeLocked reports whether a request may start now. Caller holds the lock.
-func (a *adaptiveLimit) freeLocked() bool {
-	return a.inFlight < a.currentLocked()
+// takeLocked takes a slot if one is free. Caller holds the lock.
+func (a *adaptiveLimit) takeLocked(time.Time) bool {
+	if a.inFlight >= a.currentLocked() {
+		return false
+	}
+	a.inFlight++
+	return true
 }
 
 // release frees a slot.
 func (a *adaptiveLimit) release() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.releaseLocked()
+}
+
+// releaseLocked frees a slot. Caller holds the lock.
+func (a *adaptiveLimit) releaseLocked() {
 	a.inFlight--
 	a.wakeLocked()
 }
@@ -99,14 +138,9 @@ func (a *adaptiveLimit) observe(slowDown bool) {
 	a.wakeLocked()
 }
 
-func (a *adaptiveLimit) wakeLocked() {
-	for len(a.waiters) > 0 && a.freeLocked() {
-		ch := a.waiters[0]
-		a.waiters = a.waiters[1:]
-		a.inFlight++
-		close(ch)
-	}
-}
+// wakeLocked hands the free slots to the requests waiting for one.
+// Caller holds the lock.
+func (a *adaptiveLimit) wakeLocked() { a.line.grant(time.Now(), a.takeLocked) }
 
 // current reports the present limit, for logs and tests.
 func (a *adaptiveLimit) current() int {
