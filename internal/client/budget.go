@@ -86,8 +86,10 @@ type budget struct {
 	inFlight *adaptiveLimit
 
 	// limiter paces requests at the learned budget, capped by the ceiling;
-	// rate.Inf while there is neither.
+	// rate.Inf while there is neither. turn is held by the one request
+	// waiting for the limiter (pace).
 	limiter *rate.Limiter
+	turn    chan struct{}
 
 	mu sync.Mutex
 	// probe holds the requests of each second back until the store's
@@ -142,6 +144,7 @@ func newBudget(cfg Config, backoff func(int) time.Duration, inFlight *adaptiveLi
 		// Burst 1: neither the ceiling nor the learned budget may be
 		// exceeded even for a moment; the store's window is short.
 		limiter: rate.NewLimiter(limit, 1),
+		turn:    make(chan struct{}, 1),
 		probe:   probe{floor: max(probeFloor, int(cfg.RateLimit))},
 		probing: true,
 	}
@@ -207,9 +210,7 @@ func (b *budget) wait(ctx context.Context, probed bool) (time.Time, error) {
 			b.release(held)
 			return time.Time{}, err
 		}
-		r := b.limiter.Reserve()
-		if err := sleep(ctx, r.Delay()); err != nil {
-			r.Cancel()
+		if err := b.pace(ctx); err != nil {
 			b.release(held)
 			return time.Time{}, err
 		}
@@ -228,6 +229,29 @@ func (b *budget) wait(ctx context.Context, probed bool) (time.Time, error) {
 		b.mu.Unlock()
 		b.release(held)
 	}
+}
+
+// pace waits for the request's turn at the learned budget (limiter). One
+// request at a time holds a turn: a turn is reserved at the budget of the
+// moment and is not moved when the budget changes, so requests that all
+// reserved one at a low pace (after an early 429, 2.7 requests/s) kept
+// turns seconds ahead while the budget climbed to thousands a second, and
+// a listing of 3,000 orders ran out of its time in 4 runs of 10. Held one
+// at a time, a turn is at most one request's interval at the budget (a
+// second at minBudget) behind a rise.
+func (b *budget) pace(ctx context.Context) error {
+	select {
+	case b.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-b.turn }()
+	r := b.limiter.Reserve()
+	if err := sleep(ctx, r.Delay()); err != nil {
+		r.Cancel()
+		return err
+	}
+	return nil
 }
 
 // awaitWindow waits, a resource request (probed) in line behind those that

@@ -222,3 +222,41 @@ func TestTokenRequestsShareTheBudget(t *testing.T) {
 		t.Error("the token endpoint's 429s taught the budget nothing")
 	}
 }
+
+// Requests waiting for a low budget go at the budget of the moment each
+// leaves, not at the one they found when they began to wait. A 429 early
+// in a read (3 accepted in the second before it) set the budget to 2.7
+// requests/s while the requests let into the store's window by the probe
+// waited out the pause; each then reserved its turn at that pace, seconds
+// ahead, and the budget that climbed to thousands a second meanwhile
+// changed none of those turns: a listing of 3,000 orders ran out of its
+// 45 s in 4 runs of 10 (TestListingCountsItsOwnThrottling).
+func TestWaitingRequestsGoAtTheBudgetOfTheMoment(t *testing.T) {
+	b := testBudget(0)
+	b.mu.Lock()
+	// Room in the window for all of them, a pause to wait out together,
+	// and then the lowest pace.
+	b.pauseUntil = time.Now().Add(100 * time.Millisecond)
+	b.learned = minBudget
+	b.limiter.SetLimit(minBudget)
+	b.mu.Unlock()
+	const waiting = 10
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, waiting)
+	for range waiting {
+		go func() {
+			_, err := b.wait(ctx, true)
+			done <- err
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // the pause is over; they wait for the pace
+	b.mu.Lock()
+	b.raise(ctx, 1000)
+	b.mu.Unlock()
+	for range waiting {
+		if err := <-done; err != nil {
+			t.Fatalf("a request waiting at %v/s when the budget rose to 1000/s is still waiting 5 s later: %v", minBudget, err)
+		}
+	}
+}
