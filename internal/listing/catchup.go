@@ -55,7 +55,7 @@ func (l *listRun[T]) catchUpRounds(ctx context.Context, main *recordSink[T], key
 		out := &recordSink[T]{emit: func(rec T) error { round = append(round, rec); return nil }, endpoint: l.kind.Endpoint,
 			createdBefore: l.createdBefore, seen: main.seen, byID: true}
 		w := l.walk(out, key)
-		base, _, err := l.narrowed(l.q.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
+		base, _, err := l.narrowed(l.filter, filter.Expr{filter.NewTerm(filter.Ge, key.attr, nextMillisecond(since))}, key.param(),
 			"to find the records updated while the listing ran, the provider lists those updated since it began again")
 		if err != nil {
 			return nil, err

@@ -73,7 +73,7 @@ func readAlone[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 	if !a.cut.IsZero() {
 		need.CreatedBefore = a.cut
 	}
-	return p.readFull(ctx, p.query(need), a.to)
+	return p.readFull(ctx, need, a.to)
 }
 
 func listIDs[T commerce.Record](t testing.TB, c *Engine, kind commerce.Kind[T], q Query) ([]string, Stats, error) {

@@ -1,8 +1,8 @@
 package listing
 
-// One listing as its strategies share it: what it was asked (listQuery),
-// where its records go (emitters), what it reads with and reports
-// (listRun), and one strategy's pass over it (walk), with the steps every
+// One run of a listing as its strategies share it: where its records go
+// (emitters), what it reads with, was asked and reports (listRun), and one
+// strategy's pass over it (walk), with the steps every
 // strategy takes: opening the query's first window, and wording a refused
 // keyset request.
 
@@ -34,7 +34,7 @@ func (l *listRun[T]) walk(out *recordSink[T], key sortKey) *walk[T] {
 // OffsetLimitError: the service refused the only way past its offset limit.
 // Other errors pass unchanged. Traversal goroutine.
 func (w *walk[T]) offsetLimitErrorFor(err error, win *pageWindow[T]) error {
-	keyset := win.bound != nil || win.base.Text() != w.q.filter.Text()
+	keyset := win.bound != nil || win.base.Text() != w.filter.Text()
 	if keyset && badRequest(err) {
 		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Count: w.stats.Count, Listed: w.out.listed + len(w.out.ties), Err: err}
 	}
@@ -46,7 +46,7 @@ func (w *walk[T]) offsetLimitErrorFor(err error, win *pageWindow[T]) error {
 // the matches past MaxResults and the service honours the ask.
 // Traversal goroutine.
 func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], commerce.Page[T], error) {
-	win, err := w.start(ctx, w.q.filter, key, nil, w.q.ExactCount, nil)
+	win, err := w.start(ctx, w.filter, key, nil, w.need.ExactCount, nil)
 	if err != nil {
 		return nil, commerce.Page[T]{}, err
 	}
@@ -79,27 +79,10 @@ func (w *walk[T]) expectedPages(count commerce.Count) int {
 		return 0
 	}
 	n := count.Hint()
-	if w.q.MaxResults > 0 {
-		n = min(n, w.q.MaxResults)
+	if w.need.MaxResults > 0 {
+		n = min(n, w.need.MaxResults)
 	}
 	return (n + w.e.pageSize - 1) / w.e.pageSize
-}
-
-// listQuery is one listing of one filter, as the engine runs it: a read's
-// plan (plan.go) makes it, with what every reader of the listing keeps.
-type listQuery struct {
-	filter filter.Parsed
-	key    sortKey
-	// Need is what the listing's readers need of it together: how many
-	// records, with JSON or not, an exact count or not, and the
-	// consistency point (CreatedBefore: the service is eventually
-	// consistent, and the newest records may not all be visible yet; sent
-	// as lt(created_at,...) where the endpoint filters on created_at,
-	// applied here otherwise).
-	Need
-	// progress logs every progressInterval records; off for the listings
-	// a read makes on the way (parts, a refresh's changes).
-	progress bool
 }
 
 // emitters are where a listing's records go: emit in the query's order,
@@ -125,15 +108,24 @@ const (
 	strategyWindowsSortedHere = "range windows, sorted by the provider"
 )
 
-// listRun is one list call: what it reads with (the windowReader), what
-// it was asked, and what it reports. Traversal goroutine.
+// listRun is one run of a listing: what it reads with (the windowReader),
+// the listing and what its readers need of it, and what it reports.
+// Traversal goroutine.
 type listRun[T commerce.Record] struct {
 	*windowReader[T]
-	q  listQuery
-	to emitters[T]
+	listing *Listing[T]
+	// need is what the listing's readers need of it together: how many
+	// records, with JSON or not, an exact count or not, and the
+	// consistency point (CreatedBefore).
+	need Need
+	// filter is the listing's, with the consistency point merged in as
+	// lt(created_at,...) where the endpoint filters on created_at
+	// (createdBeforeFilter).
+	filter filter.Parsed
 	// createdBefore drops records created at or after it (a normalised
 	// timestamp), where the service cannot filter on created_at.
 	createdBefore string
+	to            emitters[T]
 	stats         Stats
 	// expectedSoFar is how many pages the listing has told the Getter it
 	// expects (expect).
@@ -143,13 +135,13 @@ type listRun[T commerce.Record] struct {
 // recordSink is where a strategy's records go: the caller's emit, with the
 // listing's limit and progress, each record once.
 func (l *listRun[T]) recordSink(ctx context.Context) *recordSink[T] {
-	return &recordSink[T]{emit: l.to.emit, limit: l.q.MaxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
+	return &recordSink[T]{emit: l.to.emit, limit: l.need.MaxResults, createdBefore: l.createdBefore, endpoint: l.kind.Endpoint,
 		sizeHint: func() int { return l.stats.Count.Hint() }, progress: l.progressLogger(ctx)}
 }
 
 // progressLogger logs every progressInterval records, if the query asks.
 func (l *listRun[T]) progressLogger(ctx context.Context) func(listed int) {
-	if !l.q.progress {
+	if l.listing.quiet {
 		return nil
 	}
 	next := progressInterval
@@ -201,21 +193,22 @@ func idBound(expr filter.Parsed) int {
 	return bound
 }
 
-// createdBeforeFilter applies q.CreatedBefore within room: as
-// lt(created_at,...) merged into the filter where the endpoint filters on
+// createdBeforeFilter applies need.CreatedBefore to the listing's filter:
+// as lt(created_at,...) merged into it where the endpoint filters on
 // created_at and the filter has room, else as a normalised timestamp the
 // sink drops records by.
-func (q listQuery) createdBeforeFilter(r filterRoom) (filter.Parsed, string) {
-	if q.CreatedBefore.IsZero() {
-		return q.filter, ""
+func (l *Listing[T]) createdBeforeFilter(need Need) (filter.Parsed, string) {
+	if need.CreatedBefore.IsZero() {
+		return l.filter, ""
 	}
-	cut := filter.FormatTimestamp(q.CreatedBefore)
-	if f, ok := r.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
-		if narrowed, _, err := r.narrowed(q.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, q.key.param(), ""); err == nil {
+	cut := filter.FormatTimestamp(need.CreatedBefore)
+	room := l.e.room(l.kind.Endpoint)
+	if f, ok := room.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+		if narrowed, _, err := room.narrowed(l.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, l.key.param(), ""); err == nil {
 			return narrowed, ""
 		}
 	}
-	return q.filter, cut
+	return l.filter, cut
 }
 
 // Where one strategy's records go, each once, in an order the same on

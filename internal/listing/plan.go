@@ -16,24 +16,6 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// Listing is one read's query, planned once, before anything is sent:
-// the sort key, the filter checked against the service's limits, and how
-// its in() is split over several requests. Every later step of the read
-// (sharing, the cache, the windows) takes what it needs from here;
-// nothing about the query is parsed or worked out again.
-type Listing[T commerce.Record] struct {
-	e      *Engine
-	kind   commerce.Kind[T]
-	filter filter.Parsed
-	key    sortKey
-	// split is how the filter's in() is split; Parts is nil when one
-	// request holds the filter.
-	split  filter.InSplit
-	buffer time.Duration
-	// name identifies the listing the read needs (listingName).
-	name string
-}
-
 // Plan plans q on kind, once per read: the sort key, the filter checked
 // against the service's limits, and how its in() is split.
 func Plan[T commerce.Record](e *Engine, kind commerce.Kind[T], q Query) (*Listing[T], error) {
@@ -104,13 +86,14 @@ func (l *Listing[T]) Need(keep []Query) Need {
 // Read lists what need asks of the listing, in full (in windows past the
 // offset limit, each part of a split in()), and hands it to to.
 func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, error) {
-	return l.readFull(ctx, l.query(need), emitters[T]{emit: to.Emit, late: to.Late})
+	return l.readFull(ctx, need, emitters[T]{emit: to.Emit, late: to.Late})
 }
 
-// query is the listing of l's filter and sort that need asks for, as the
-// engine runs it.
-func (l *Listing[T]) query(need Need) listQuery {
-	return listQuery{filter: l.filter, key: l.key, Need: need, progress: true}
+// derive is a quiet listing of expr, sorted by key, that l's read makes on
+// the way: no split (expr fits one request), no progress logged.
+func (l *Listing[T]) derive(expr filter.Parsed, key sortKey) *Listing[T] {
+	return &Listing[T]{e: l.e, kind: l.kind, filter: expr, key: key, buffer: l.buffer,
+		name: listingName[T](l.kind.Path, expr.Text(), key, l.buffer), quiet: true}
 }
 
 // TotalFor is how many records match as a reader that kept q and received
@@ -154,20 +137,20 @@ func CheckFilterLength(path string, expr filter.Parsed, sort string) (int, error
 	return n, err
 }
 
-// readFull lists the plan's filter, or each part of its split in().
-func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) (Stats, error) {
-	if p.split.Parts != nil {
-		return listParts(ctx, p.e, p.kind, p.split.Parts, q, to)
+// readFull lists the listing's filter, or each part of its split in().
+func (l *Listing[T]) readFull(ctx context.Context, need Need, to emitters[T]) (Stats, error) {
+	if l.split.Parts != nil {
+		return l.listParts(ctx, need, to)
 	}
-	return listAll(ctx, p.e, p.kind, q, to)
+	return l.listAll(ctx, need, to)
 }
 
 // The strategy of one listing: which one lists the query, chosen from
 // the endpoint's row of the capability table and switched once when the
 // service does not sort as the row says.
 
-// listAll hands every record that matches q.filter to emit, in the order of
-// q.key, each record once. How it reaches them all depends on what the
+// listAll hands every record that matches l.filter to emit, in the order of
+// l.key, each record once, as need asks. How it reaches them all depends on what the
 // endpoint can do (its Endpoint row of the capability table), confirmed at
 // run time:
 //
@@ -202,22 +185,22 @@ func (p *Listing[T]) readFull(ctx context.Context, q listQuery, to emitters[T]) 
 // position already read; a catch-up pass filtered on updated_at finds such
 // records and hands them to to.late.
 //
-// q.filter is within the service's limits: a read's plan checked it, or
+// l.filter is within the service's limits: a read's plan checked it, or
 // the engine built it with narrowed.
-func listAll[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, to emitters[T]) (Stats, error) {
+func (l *Listing[T]) listAll(ctx context.Context, need Need, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	r := newWindowReader(e, kind, q.IncludeJSON)
+	r := newWindowReader(l.e, l.kind, need.IncludeJSON)
 	defer func() {
 		// Cancel first, so that queued page requests return at once.
 		cancel()
 		r.sched.close()
 	}()
-	r.maxMatches = idBound(q.filter)
-	l := &listRun[T]{windowReader: r, q: q, to: to}
-	l.q.filter, l.createdBefore = q.createdBeforeFilter(r.filterRoom)
-	l.stats.CutHere = l.createdBefore != ""
-	out, err := l.run(ctx, q.key)
-	return l.finish(ctx, out, err), err
+	r.maxMatches = idBound(l.filter)
+	run := &listRun[T]{windowReader: r, listing: l, need: need, to: to}
+	run.filter, run.createdBefore = l.createdBeforeFilter(need)
+	run.stats.CutHere = run.createdBefore != ""
+	out, err := run.run(ctx, l.key)
+	return run.finish(ctx, out, err), err
 }
 
 // run lists with the best strategy the capability table allows, and
@@ -303,13 +286,14 @@ type partListing[T commerce.Record] struct {
 // listParts lists each part of a split in() on its own, as many
 // at once as the engine has workers, and hands to the merged list: sorted
 // by key as sortRecords sorts (ties by id), each id once, at most
-// q.MaxResults. Records the parts' catch-ups found go to to.late (to
+// need.MaxResults. Records the parts' catch-ups found go to to.late (to
 // to.emit without it), sorted the same way.
-func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], parts []filter.Parsed, q listQuery, to emitters[T]) (Stats, error) {
+func (l *Listing[T]) listParts(ctx context.Context, need Need, to emitters[T]) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	parts := l.split.Parts
 	done := make([]partListing[T], len(parts))
-	slots := make(chan struct{}, e.workers)
+	slots := make(chan struct{}, l.e.workers)
 	var (
 		wg    sync.WaitGroup
 		once  sync.Once
@@ -319,7 +303,7 @@ func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			done[i] = listPart(ctx, e, kind, q, part)
+			done[i] = l.listPart(ctx, need, part)
 			if err := done[i].err; err != nil {
 				once.Do(func() { first = fmt.Errorf("part %d of %d of the split in(): %w", i+1, len(parts), err) })
 				cancel() // the read fails: the other parts need not go on
@@ -347,28 +331,27 @@ func listParts[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 	if first != nil {
 		return st, first
 	}
-	return st, emitMerged(all, late, q, to, &st)
+	return st, l.emitMerged(all, late, need.MaxResults, to, &st)
 }
 
 // listPart lists one part of the split in().
-func listPart[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], q listQuery, part filter.Parsed) partListing[T] {
+func (l *Listing[T]) listPart(ctx context.Context, need Need, part filter.Parsed) partListing[T] {
 	var out partListing[T]
-	q.filter, q.progress = part, false
-	out.stats, out.err = listAll(ctx, e, kind, q, emitters[T]{
+	out.stats, out.err = l.derive(part, l.key).listAll(ctx, need, emitters[T]{
 		emit: func(rec T) error { out.all = append(out.all, rec); return nil },
 		late: func(rec T) error { out.late = append(out.late, rec); return nil },
 	})
 	return out
 }
 
-// emitMerged sorts the parts' records and hands them out, each id once.
-func emitMerged[T commerce.Record](all, late []T, q listQuery, to emitters[T], st *Stats) error {
-	maxResults := q.MaxResults
+// emitMerged sorts the parts' records and hands them out, each id once,
+// at most maxResults of all (0: every one).
+func (l *Listing[T]) emitMerged(all, late []T, maxResults int, to emitters[T], st *Stats) error {
 	all, late = uniqueByID(all), uniqueByID(late)
-	if err := sortRecords(all, q.key); err != nil {
+	if err := sortRecords(all, l.key); err != nil {
 		return err
 	}
-	if err := sortRecords(late, q.key); err != nil {
+	if err := sortRecords(late, l.key); err != nil {
 		return err
 	}
 	if maxResults > 0 && len(all) > maxResults {

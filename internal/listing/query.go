@@ -1,8 +1,10 @@
 package listing
 
-// The values a read passes around: what it asks (Query), where its records
-// go (Reader), what its readers need of one listing together (Need), and
-// what the listing reports (Stats).
+// The values a read passes around: what it asks (Query), the listing that
+// query is once planned (Listing, which every later step of the read takes
+// what it needs from, down to the windows), where its records go (Reader),
+// what its readers need of one listing together (Need), and what the
+// listing reports (Stats).
 
 import (
 	"time"
@@ -32,6 +34,27 @@ type Query struct {
 	// (page[total_method]=exact) on its first request, and reports it
 	// where the service says it is (Stats.TotalKnown).
 	CountMatches bool
+}
+
+// Listing is one read's query, planned once, before anything is sent:
+// the sort key, the filter checked against the service's limits, and how
+// its in() is split over several requests. Every later step of the read
+// (sharing, the cache, the windows) takes what it needs from here;
+// nothing about the query is parsed or worked out again.
+type Listing[T commerce.Record] struct {
+	e      *Engine
+	kind   commerce.Kind[T]
+	filter filter.Parsed
+	key    sortKey
+	// split is how the filter's in() is split; Parts is nil when one
+	// request holds the filter.
+	split  filter.InSplit
+	buffer time.Duration
+	// name identifies the listing the read needs (listingName).
+	name string
+	// quiet listings do not log their progress: those a read makes on
+	// the way (a part of a split in(), a refresh's changes; derive).
+	quiet bool
 }
 
 // Reader receives one read's records.

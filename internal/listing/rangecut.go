@@ -77,7 +77,7 @@ func (w *walk[T]) listQueryUnsorted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.listSpan(ctx, w.q.filter, rangeSpan{}, w.out.accept, win)
+	return w.listSpan(ctx, w.filter, rangeSpan{}, w.out.accept, win)
 }
 
 // listUnsorted lists every record matching base in the service's own order:

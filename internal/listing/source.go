@@ -38,7 +38,7 @@ func (l *Listing[T]) LogProgress(ctx context.Context, listed int, count commerce
 // BaseFilter is the listing's filter with need's consistency cut, or an
 // error when the service's limits leave no room for the cut's term.
 func (l *Listing[T]) BaseFilter(need Need) (filter.Parsed, error) {
-	base, cut := listQuery{filter: l.filter, Need: need}.createdBeforeFilter(l.e.room(l.kind.Endpoint))
+	base, cut := l.createdBeforeFilter(need)
 	if cut != "" {
 		return filter.Parsed{}, errors.New("no room in the filter for consistency_buffer's created_at bound, which the counts need")
 	}
@@ -63,7 +63,7 @@ func (l *Listing[T]) FirstPage(ctx context.Context, expr filter.Parsed) (commerc
 func (l *Listing[T]) List(ctx context.Context, expr filter.Parsed) ([]T, int, error) {
 	var out []T
 	ep := l.kind.Endpoint
-	st, err := listAll(ctx, l.e, l.kind, listQuery{filter: expr, key: keyFor(ep, ep.DefaultSort), Need: Need{IncludeJSON: true}},
+	st, err := l.derive(expr, keyFor(ep, ep.DefaultSort)).listAll(ctx, Need{IncludeJSON: true},
 		emitters[T]{emit: func(rec T) error { out = append(out, rec); return nil }})
 	return out, st.Pages, err
 }
