@@ -3,6 +3,7 @@ module github.com/commerce-tf/terraform-provider-commerce
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/hashicorp/hcl/v2 v2.24.0
 	github.com/hashicorp/terraform-plugin-framework v1.19.0
 	github.com/hashicorp/terraform-plugin-framework-timeouts v0.7.0

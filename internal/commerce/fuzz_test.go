@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -37,6 +38,15 @@ func FuzzDecodeListBody(f *testing.F) {
 }
 
 func checkDecodeListBody[T Record](t *testing.T, body []byte, kind Kind[T], limit, offset int, keepRaw bool) {
+	// The one pass every page takes (decodeAll) and the record-by-record
+	// decoding it falls back to, with encoding/json, agree wherever the
+	// one pass succeeds.
+	if one, err := kind.decodeAll(body); err == nil {
+		each, err := decodeEach(body, kind.decodeRecord, false)
+		if err != nil || !reflect.DeepEqual(one, each) {
+			t.Fatalf("one pass decoded %+v; record by record %+v, error %v", one, each, err)
+		}
+	}
 	p, err := DecodeListBody(body, kind, limit, offset, keepRaw, fuzzPath)
 	if err != nil {
 		var pErr *ProtocolError

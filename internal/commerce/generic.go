@@ -247,7 +247,7 @@ func GenericKind(r Endpoint) Kind[Generic] {
 		return w.record(string(raw), paths)
 	}
 	decodeAll := func(body []byte) (decodedBody[Generic], error) {
-		return decodeBody(body, func(e genericElem, _ *decodeNotes) (Generic, error) {
+		return decodeBody(body, unmarshalOnePass, func(e genericElem, _ *decodeNotes) (Generic, error) {
 			if e.err != nil {
 				return Generic{}, e.err
 			}
