@@ -13,7 +13,8 @@
 // (layering_test.go at the module's root holds it to that), so the package
 // reads bottom up:
 //
-//   - query.go, engine.go: the values a read passes around; the Engine,
+//   - query.go, engine.go: the values a read passes around (what it
+//     asks, the Listing Plan makes of it, which a run reads); the Engine,
 //     its errors, the room the service's limits leave in a filter, and the
 //     sort key (its keyset filters, and the provider's own sort by it);
 //   - pager.go: the pager, which reads windows and nothing else: page
