@@ -2,9 +2,8 @@ package listing
 
 // One run of a listing as its strategies share it: where its records go
 // (emitters), what it reads with, was asked and reports (listRun), and one
-// strategy's pass over it (walk), with the steps every
-// strategy takes: opening the query's first window, and wording a refused
-// keyset request.
+// strategy's pass over it (walk), with the steps every strategy takes:
+// opening the query's first window, and wording a refused keyset request.
 
 import (
 	"context"

@@ -90,10 +90,11 @@ func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, 
 }
 
 // derive is a quiet listing of expr, sorted by key, that l's read makes on
-// the way: no split (expr fits one request), no progress logged.
+// the way: no split (expr fits one request), no progress logged. It has
+// no name and no buffer: it is never shared or cached, and it is read
+// with the Need of l's read, whose consistency point is already fixed.
 func (l *Listing[T]) derive(expr filter.Parsed, key sortKey) *Listing[T] {
-	return &Listing[T]{e: l.e, kind: l.kind, filter: expr, key: key, buffer: l.buffer,
-		name: listingName[T](l.kind.Path, expr.Text(), key, l.buffer), quiet: true}
+	return &Listing[T]{e: l.e, kind: l.kind, filter: expr, key: key, quiet: true}
 }
 
 // TotalFor is how many records match as a reader that kept q and received
@@ -149,10 +150,10 @@ func (l *Listing[T]) readFull(ctx context.Context, need Need, to emitters[T]) (S
 // the endpoint's row of the capability table and switched once when the
 // service does not sort as the row says.
 
-// listAll hands every record that matches l.filter to emit, in the order of
-// l.key, each record once, as need asks. How it reaches them all depends on what the
-// endpoint can do (its Endpoint row of the capability table), confirmed at
-// run time:
+// listAll hands every record that matches l.filter to to.emit, in the
+// order of l.key, each record once, as need asks. How it reaches them all
+// depends on what the endpoint can do (its Endpoint row of the capability
+// table), confirmed at run time:
 //
 // Keyset windows, where the service sorts by the attribute and filters it by
 // range. The service serves offsets up to OffsetLimit, so the engine lists
