@@ -22,14 +22,17 @@ type InSplit struct {
 // holds, except that a part of align values or more holds a whole
 // multiple of align (the last part excepted): align is a page of records,
 // and one value more than whole pages hold costs a page more for one
-// record. It fails when expr has no in(), the in() has more than
-// MaxInValues values, or fits holds for no part with a single value.
+// record. A value written twice goes to one part only: two parts that
+// both held it would both list its records. It fails when expr has no
+// in(), the in() has more than MaxInValues values, or fits holds for no
+// part with a single value.
 func SplitIn(expr Parsed, fits func(part string) bool, align int) (InSplit, error) {
 	parsed, at, err := longestIn(expr.Terms)
 	if err != nil {
 		return InSplit{}, err
 	}
 	in := parsed[at]
+	in.Values = distinct(in.Values)
 	partOf := func(values []string) Parsed {
 		part := append(Expr(nil), parsed...)
 		part[at] = NewTerm(In, in.Attribute, values...)
@@ -49,6 +52,19 @@ func SplitIn(expr Parsed, fits func(part string) bool, align int) (InSplit, erro
 		start += n
 	}
 	return s, nil
+}
+
+// distinct is values without repeats, each where it first appears.
+func distinct(values []string) []string {
+	seen := make(map[string]bool, len(values))
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // longestIn finds the in() of parsed with the most values.

@@ -37,6 +37,27 @@ func TestSplitIn(t *testing.T) {
 			t.Errorf("align %d: parts of %v values (%s, %d), want %v", tc.align, got, s.Attribute, s.Values, tc.want)
 		}
 	}
+	// A value written twice goes to one part: two parts would list its
+	// records twice.
+	twice := mustParseText(t, "in(id,"+strings.Join(values, ",")+","+strings.Join(values[:300], ",")+")")
+	s, err := SplitIn(twice, fits, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, part := range s.Parts {
+		for _, v := range part.Terms[0].Values {
+			seen[v]++
+		}
+	}
+	if len(seen) != len(values) || len(s.Parts) != 3 {
+		t.Errorf("750 values, 450 distinct: %d parts hold %d distinct values, want 3 parts and 450", len(s.Parts), len(seen))
+	}
+	for v, n := range seen {
+		if n > 1 {
+			t.Errorf("%s is in %d parts", v, n)
+		}
+	}
 	for _, bad := range []struct{ expr, want string }{
 		{"eq(name,a)", "no in()"},
 		{"in(id," + strings.Repeat("x,", MaxInValues) + "x)", "splits at most 10000"},

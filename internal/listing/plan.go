@@ -252,8 +252,10 @@ func (l *listRun[T]) run(ctx context.Context, key sortKey) (*recordSink[T], erro
 // more than two hold): filter.SplitIn. The read lists the parts, several
 // at once, and merges them: in the order asked (by value, ties by id),
 // each record once, the total the sum, and max_results over the merged
-// list. A record matches at most one value of an in(), so the parts never
-// share a record; the merge drops a repeated id all the same.
+// list. A value written twice goes to one part (SplitIn), and a record
+// matches one value of an in(), so the parts share no record; where the
+// service compares two values as one all the same, the merge drops the
+// repeated id and counts it once.
 
 // boundReserve is the room a part leaves for the terms the engine adds to
 // a window's requests (a keyset bound, a tie group's two bounds, a range
@@ -317,8 +319,8 @@ func (l *Listing[T]) listParts(ctx context.Context, need Need, to emitters[T]) (
 	for _, d := range done {
 		st.Total += d.stats.Total
 		st.TotalKnown = st.TotalKnown && d.stats.TotalKnown
-		// The parts share no record: their exact counts add up to the
-		// query's.
+		// The parts share no record (emitMerged takes back any they
+		// do): their exact counts add up to the query's.
 		st.Count.N += d.stats.Count.N
 		if !d.stats.Count.Exact() {
 			st.Count.Method = d.stats.Count.Method
@@ -348,7 +350,14 @@ func (l *Listing[T]) listPart(ctx context.Context, need Need, part filter.Parsed
 // emitMerged sorts the parts' records and hands them out, each id once,
 // at most maxResults of all (0: every one).
 func (l *Listing[T]) emitMerged(all, late []T, maxResults int, to emitters[T], st *Stats) error {
+	listed := len(all) + len(late)
 	all, late = uniqueByID(all), uniqueByID(late)
+	// A record two parts listed (values the service compares as one,
+	// such as one email in two cases) counts once in the total too.
+	if twice := listed - len(all) - len(late); twice > 0 {
+		st.Total -= twice
+		st.Count.N -= twice
+	}
 	if err := sortRecords(all, l.key); err != nil {
 		return err
 	}

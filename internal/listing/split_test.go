@@ -159,3 +159,20 @@ func TestSortRecords(t *testing.T) {
 		}
 	}
 }
+
+// Parts of a split in() that both listed a record (two values the service
+// compares as one) hand it out once and count it once.
+func TestMergedPartsCountASharedRecordOnce(t *testing.T) {
+	l := &Listing[commerce.Account]{kind: commerce.Accounts, key: keyFor(commerce.AccountsEndpoint, "id")}
+	rec := func(id string) commerce.Account { return commerce.Account{Common: commerce.Common{ID: id}} }
+	st := Stats{Total: 5, TotalKnown: true, Count: commerce.Count{Method: commerce.CountExact, N: 5}}
+	var got []string
+	to := emitters[commerce.Account]{emit: func(a commerce.Account) error { got = append(got, a.ID); return nil }}
+	parts := []commerce.Account{rec("b"), rec("a"), rec("d"), rec("b"), rec("c")}
+	if err := l.emitMerged(parts, nil, 0, to, &st); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "a,b,c,d" || st.Total != 4 || st.Count.N != 4 || st.Listed != 4 {
+		t.Errorf("handed out %v, total %d, count %d, listed %d; want a,b,c,d and 4 of each", got, st.Total, st.Count.N, st.Listed)
+	}
+}

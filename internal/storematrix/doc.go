@@ -1,11 +1,15 @@
 // Package storematrix holds the store matrix: one property test that
 // draws stores combining every behaviour the emulator can show (sizes,
 // counting methods, ties in a stable or varying order, writes during the
-// read, tokens that die young, 429s, 5xx, stalls, cut bodies, latency,
-// rate limits, endpoints that cannot sort or ignore sort=) and reads of
-// them (filters, where items with values that need quoting, every sort,
-// max_results, page sizes, lookups, the cache across a history of plans,
-// reads sharing a listing), and checks each read against the provider's
+// read, tokens that die young, a token endpoint that fails, 429s (also
+// from a limit that counts refused requests or says when to come back),
+// 5xx and a proxy's HTML page, stalls, slow answers, cut bodies, latency,
+// rate limits, endpoints that cannot sort or ignore sort=, file_size ties
+// up to past the offset limit, the flat record form, errors' status as a
+// string) and reads of them (filters, in() lists long enough to be split,
+// where items with values that need quoting, every sort, max_results,
+// page sizes, lookups, the cache across a history of plans, reads sharing
+// a listing), and checks each read against the provider's
 // promise: every record present from the read's start to its end is
 // listed once, nothing that never existed is, in the order asked, with
 // the total as documented; or the read fails for a reason no client could

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -132,8 +133,24 @@ type matrixCase struct {
 	tokenLifetime time.Duration
 	latency       time.Duration
 	rateLimit     float64
-	faultRate     float64 // of resource requests answered with a fault
-	faultKinds    []string
+	// refusedCount: the rate limit counts the requests it refuses too;
+	// limitRetryAfter: its 429s say when the window has room.
+	refusedCount, limitRetryAfter bool
+	faultRate                     float64 // of resource requests answered with a fault
+	faultKinds                    []string
+	// tokenFaults: the token endpoint answers 503 to one request in
+	// five, as a busy authorization server may.
+	tokenFaults bool
+	// sizeTies: groups of files sharing one file_size, the files
+	// endpoint's range attribute (a group above the offset limit is more
+	// than one window of offsets holds).
+	sizeTies []int
+	// flat: timestamps, page and results at the top level (the documented
+	// flat form); stringStatus: errors' status as a string.
+	flat, stringStatus bool
+	// manyIDs: {ids} names a few hundred ids, more than one request
+	// holds, so that the read splits its in().
+	manyIDs bool
 
 	pageSize int // 0: the engine's default
 	filter   string
@@ -186,9 +203,30 @@ func (c matrixCase) String() string {
 	}
 	if c.rateLimit > 0 {
 		fmt.Fprintf(&b, ", %g requests/s", c.rateLimit)
+		if c.refusedCount {
+			b.WriteString(" counting refused requests")
+		}
+		if c.limitRetryAfter {
+			b.WriteString(" with Retry-After")
+		}
 	}
 	if c.faultRate > 0 {
 		fmt.Fprintf(&b, ", %.1f%% faults %v", 100*c.faultRate, c.faultKinds)
+	}
+	if c.tokenFaults {
+		b.WriteString(", the token endpoint answers 503 to one request in five")
+	}
+	if len(c.sizeTies) > 0 {
+		fmt.Fprintf(&b, ", file_size tie groups %v", c.sizeTies)
+	}
+	if c.flat {
+		b.WriteString(", flat timestamps and meta")
+	}
+	if c.stringStatus {
+		b.WriteString(", error status as a string")
+	}
+	if c.manyIDs {
+		b.WriteString(", {ids} past one request")
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -333,14 +371,44 @@ func drawCase(seed uint64) matrixCase {
 	c.cache = c.plans > 1 && rng.IntN(2) == 0
 	c.lookups = rng.IntN(3)
 	c.where = c.res.name != "files" && rng.IntN(4) == 0
+	c.drawMore(rand.New(rand.NewPCG(seed, 0x6d6f7265))) // "more"
 	return c
+}
+
+// drawMore draws the dimensions added after the first ones, from their
+// own stream, so that a seed printed before they came still draws the
+// same store and reads with them.
+func (c *matrixCase) drawMore(rng *rand.Rand) {
+	if c.writeEvery > 0 {
+		c.pair = rng.IntN(4) == 0
+	}
+	if c.rateLimit > 0 {
+		c.refusedCount = rng.IntN(3) == 0
+		c.limitRetryAfter = rng.IntN(3) == 0
+	}
+	if c.faultRate > 0 && rng.IntN(3) == 0 {
+		c.faultKinds = append(c.faultKinds, []string{"html-502", "slow-ok"}[rng.IntN(2)])
+	}
+	c.tokenFaults = rng.IntN(8) == 0
+	if c.res.name == "files" && c.size > 0 && rng.IntN(3) == 0 {
+		for range 1 + rng.IntN(3) {
+			c.sizeTies = append(c.sizeTies, 2+rng.IntN(min(2000, max(2, c.size/4))))
+		}
+		if c.size > commerce.OffsetLimit+1 && rng.IntN(2) == 0 {
+			c.sizeTies[0] = commerce.OffsetLimit + 1
+		}
+	}
+	c.flat = rng.IntN(6) == 0
+	c.stringStatus = rng.IntN(6) == 0
+	c.manyIDs = c.filter == "{ids}" && rng.IntN(2) == 0
 }
 
 // options are the emulator's for the case.
 func (c matrixCase) options() emulator.Options {
 	opts := emulator.Options{Seed: int64(c.seed), Orders: -1, Files: -1, Accounts: -1, Customers: -1, Hierarchies: -1,
 		Counting: c.counting, ShuffleTies: c.shuffle, TokenRequests: c.tokenUses, TokenLifetime: c.tokenLifetime,
-		Latency: c.latency, RateLimit: c.rateLimit}
+		Latency: c.latency, RateLimit: c.rateLimit, RateLimitCountsRefused: c.refusedCount, RateLimitRetryAfter: c.limitRetryAfter,
+		FileSizeTieGroups: c.sizeTies, FlatTimestamps: c.flat, StringStatus: c.stringStatus}
 	size := c.size
 	if size == 0 {
 		size = -1
@@ -414,14 +482,26 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	r := reads.New(e, opts)
 
 	text := c.filter
+	var parsed filter.Parsed
+	var named map[string]bool // the ids of {ids}
 	switch text {
 	case "{ids}":
-		text = idsFilter(t, srv, c.res.name, rng)
+		// As a where item's values reach the read: terms, not text, so
+		// that an in() longer than a filter's text may be is split. The
+		// store's answer is taken unfiltered and kept to these ids,
+		// since the emulator refuses so long a filter as the service
+		// does.
+		ids := idsFilter(t, srv, c.res.name, c.manyIDs, rng)
+		parsed = parsed.With(filter.Expr{filter.NewTerm(filter.In, "id", ids...)})
+		named = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			named[id] = true
+		}
+		text = ""
 	case "{id-from}":
 		text = "ge(id,8)"
 	}
-	var parsed filter.Parsed
-	if text != "" {
+	if text != "" && len(parsed.Terms) == 0 {
 		if parsed, err = filter.ParseText(text); err != nil {
 			t.Fatalf("filter %q: %v", text, err)
 		}
@@ -432,6 +512,18 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		term, keep = drawWhere(srv, c.res.name, rng)
 		t.Logf("where %s", filter.Expr{term})
 		parsed = parsed.With(filter.And(parsed.Terms, filter.Expr{term}))
+	}
+	if named != nil {
+		where := keep
+		keep = func() map[string]bool {
+			kept := maps.Clone(named)
+			if where != nil {
+				for id, ok := range where() {
+					kept[id] = kept[id] && ok
+				}
+			}
+			return kept
+		}
 	}
 	sort := c.sort
 	if sort == "" {
@@ -525,22 +617,27 @@ type readerOut struct {
 	err       error
 }
 
-// idsFilter is an in(id,...) of up to 40 ids of the store, some of them
-// unknown.
-func idsFilter(t *testing.T, srv *emulator.Server, res string, rng *rand.Rand) string {
+// idsFilter are the values of an in(id,...): up to 40 ids of the store,
+// or with many 150 to 600, past the 200 or so one request holds; some of
+// them unknown.
+func idsFilter(t *testing.T, srv *emulator.Server, res string, many bool, rng *rand.Rand) []string {
 	all, err := srv.SortedIDs(res, "", "id")
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := 1 + rng.IntN(40)
+	if many {
+		n = 150 + rng.IntN(451)
+	}
 	var ids []string
-	for range 1 + rng.IntN(40) {
+	for range n {
 		if len(all) == 0 || rng.IntN(10) == 0 {
 			ids = append(ids, fmt.Sprintf("00000000-0000-4000-8000-%012d", rng.IntN(1e6)))
 			continue
 		}
 		ids = append(ids, all[rng.IntN(len(all))])
 	}
-	return "in(id," + strings.Join(ids, ",") + ")"
+	return ids
 }
 
 // snap is the store's answer to the read at one moment: the ids in the
@@ -664,11 +761,23 @@ func (w *writer) fault(c matrixCase, path string) emulator.FaultFunc {
 				w.write()
 			}
 		}
-		if c.faultRate == 0 || strings.Contains(r.URL.Path, "oauth") || w.rng.Float64() >= c.faultRate {
+		if strings.Contains(r.URL.Path, "oauth") {
+			if c.tokenFaults && w.rng.IntN(5) == 0 {
+				return &emulator.Fault{Status: http.StatusServiceUnavailable}
+			}
+			return nil
+		}
+		if c.faultRate == 0 || w.rng.Float64() >= c.faultRate {
 			return nil
 		}
 		kind := c.faultKinds[w.rng.IntN(len(c.faultKinds))]
 		switch kind {
+		case "html-502":
+			// A proxy's page, not the service's JSON:API errors.
+			return &emulator.Fault{Status: http.StatusBadGateway, Body: "<html><body><h1>502 Bad Gateway</h1></body></html>"}
+		case "slow-ok":
+			// Slow, well within the request timeout, then the real answer.
+			return &emulator.Fault{Delay: 300 * time.Millisecond}
 		case "429":
 			return &emulator.Fault{Status: http.StatusTooManyRequests}
 		case "429-retry-after":
@@ -912,7 +1021,19 @@ func excused(c matrixCase, matches int, err error) string {
 	// with neither a range attribute nor ids bounded by range; an endpoint
 	// with either is listed whole, so no error is excused there.
 	uncuttable := c.ignore && c.res.endpoint.RangeAttribute == "" && !idsRanged(c.res.endpoint)
+	// Files filter by neither time nor id: the files of one file_size are
+	// paged by offset in the service's own order, and by nothing finer.
+	sizeTie := func(over int) bool { return slices.ContainsFunc(c.sizeTies, func(n int) bool { return n > over }) }
+	pageSize := c.pageSize
+	if pageSize == 0 {
+		pageSize = commerce.DefaultPageSize
+	}
 	switch {
+	case errors.As(err, &unlistable) && sizeTie(commerce.OffsetLimit):
+		return "more files share one file_size than the offset limit reaches, and files filter by nothing finer"
+	case sizeTie(pageSize) && c.writeEvery > 0 && (c.deletes > 0 || c.pair) && errors.As(err, &protocol) &&
+		strings.Contains(err.Error(), "with file_size = ") && strings.Contains(err.Error(), "disagreed between pages"):
+		return "deletes during every read of a file_size tie group larger than a page: files filter by nothing finer, so offsets are all that pages the group, and they shift with every delete"
 	case errors.As(err, &unlistable) && uncuttable && matches > commerce.OffsetLimit:
 		return "more matches than the offset limit reaches, at an endpoint that ignores sort=, has no range attribute and does not bound ids"
 	case uncuttable && c.writeEvery > 0 && errors.As(err, &protocol) && strings.Contains(err.Error(), "disagreed between pages"):
