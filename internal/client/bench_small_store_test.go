@@ -1,7 +1,11 @@
 package client
 
 // Politeness benchmarks: the engine against a store whose rate limit it
-// shares (see bench_test.go for how to run the benchmarks).
+// shares.
+//
+//	go test ./internal/client -run '^$' -bench '^BenchmarkListSmallStore$' -benchtime 1x
+//
+// (tools/bench.sh polite runs it with BenchmarkListingStart.)
 
 import (
 	"context"

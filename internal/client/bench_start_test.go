@@ -2,8 +2,9 @@ package client
 
 // The start of a listing, side by side: how few requests a store whose
 // limit the client has not learned yet refuses (the probe, budget.go), and
-// how much that costs where the store has no limit (see bench_test.go for
-// how to run the benchmarks).
+// how much that costs where the store has no limit.
+//
+//	go test ./internal/client -run '^$' -bench '^BenchmarkListingStart$' -benchtime 10x
 
 import (
 	"context"

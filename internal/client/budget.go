@@ -39,7 +39,7 @@ const (
 	budgetBackoff = 0.9
 	// minBudget is the floor of the learned budget in requests per second:
 	// a store that refuses everything is asked at this pace (and after the
-	// pauses of budget.refused), not hammered, and not abandoned.
+	// pauses a 429 sets, budget.pause), not hammered, and not abandoned.
 	minBudget = 1.0
 	// How fast the budget grows while answers succeed, in requests per
 	// second per second, at least minBudgetClimb: budgetClimb of the budget

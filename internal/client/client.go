@@ -254,7 +254,7 @@ func outcome(resp *http.Response, body []byte, shown string, attempt int, decode
 }
 
 // The RoundTrippers every request of a Client goes through, outermost
-// first: userAgent names the provider; budgetTransport (budget.go) holds
+// first: userAgent names the provider; budgetTransport (below) holds
 // the request back until the store's rate budget lets it go and feeds the
 // answer back into the budget; then the connection.
 

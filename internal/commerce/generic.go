@@ -234,7 +234,7 @@ func (e *genericElem) UnmarshalJSON(b []byte) error {
 
 // GenericKind lists r's endpoint with generic records, on the same engine
 // as the typed kinds: r may be a row of the capability table
-// (ResourceForPath) or what the listing engine's probe found out about an
+// (EndpointForPath) or what the listing engine's probe found out about an
 // endpoint the table does not know. Every record keeps its JSON, whatever
 // the listing's IncludeJSON says.
 func GenericKind(r Endpoint) Kind[Generic] {

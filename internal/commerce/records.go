@@ -440,10 +440,11 @@ func decodeAll[T Record, W wire[T]](body []byte) (decodedBody[T], error) {
 	return decodeBody(body, unmarshalOnePass, func(w W, n *decodeNotes) (T, error) { return w.record(nil, false, n) })
 }
 
-// unmarshalOnePass is how decodeAll, every list page's decoding, reads a
-// body: encoding/json's rules (the v1 package of the Go team's
-// encoding/json/v2 module, which Go 1.27 makes the standard library's) on
-// v2's decoder. On Go 1.26 it decodes a page of orders, files or accounts
+// unmarshalOnePass is how decodeAll, the decoding of every list page read
+// without the records' JSON (include_json and the cache keep it, and
+// decode record by record with encoding/json: decodeEach), reads a body:
+// encoding/json's rules (the v1 package of the Go team's encoding/json/v2
+// module, which Go 1.27 makes the standard library's) on v2's decoder. On Go 1.26 it decodes a page of orders, files or accounts
 // 1.6 to 1.9 times as fast as encoding/json (BenchmarkDecodeOrders and its
 // siblings), and a read of 60,000 orders at no latency took 688-763 ms
 // against 843-1,008 (BenchmarkReadOrders): decoding was most of what the

@@ -48,8 +48,9 @@
 // # Attributes
 //
 // An attribute name is an ASCII letter or underscore followed by any number
-// of ASCII letters, digits, underscores and dots (dots select nested fields,
-// as in shipping_address.country). Attribute names are never quoted.
+// of ASCII letters, digits, underscores, hyphens and dots (dots select
+// nested fields, as in shipping_address.country). Attribute names are never
+// quoted.
 //
 // # Values
 //

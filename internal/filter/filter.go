@@ -321,11 +321,11 @@ func Parse(s string) (Expr, error) {
 	return parse(s)
 }
 
-// maxSplitLength is the longest filter ParseSplittable accepts.
+// maxSplitLength is the longest filter parseSplittable accepts.
 const maxSplitLength = 1 << 20
 
 // parseSplittable parses a filter longer than the service takes in one
-// request, up to MaxSplitLength bytes, which the provider splits over
+// request, up to maxSplitLength bytes, which the provider splits over
 // several requests by the values of an in(): the grammar is Parse's.
 func parseSplittable(s string) (Expr, error) {
 	if len(s) > maxSplitLength {
@@ -567,7 +567,7 @@ func (p *parser) op() (Op, error) {
 }
 
 // isAttrStart and isAttrChar define attribute names: an ASCII letter or
-// underscore, then letters, digits, underscores and dots.
+// underscore, then letters, digits, underscores, hyphens and dots.
 func isAttrStart(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
@@ -842,7 +842,7 @@ const timestampForms = "a date (2026-01-02, midnight UTC), milliseconds since 19
 const maxEpochMillis = 253402300799999
 
 // ParseTimestamp reads a timestamp value in any documented form (see
-// TimestampForms) and returns it in UTC. The error says what is wrong with
+// timestampForms) and returns it in UTC. The error says what is wrong with
 // the value and which forms are accepted.
 func ParseTimestamp(v string) (time.Time, error) {
 	switch {

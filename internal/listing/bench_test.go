@@ -2,11 +2,10 @@ package listing
 
 // Benchmarks of the pagination engine against the emulator with a fixed
 // per-request latency, next to the sequential pagers a caller would write by
-// hand, and a politeness benchmark against a rate-limited store
-// (bench_small_store_test.go).
+// hand (tools/bench.sh client). The politeness benchmarks against a
+// rate-limited store are internal/client's (tools/bench.sh polite, far).
 //
-//	go test ./internal/client -run '^$' -bench 'BenchmarkList' -benchtime 3x
-//	go test ./internal/client -run '^$' -bench 'BenchmarkListSmallStore' -benchtime 1x
+//	go test ./internal/listing -run '^$' -bench '^BenchmarkList(Files)?$' -benchtime 3x
 //
 // Every iteration builds a fresh Client, so that each run pays for (and
 // counts) its own token request. The emulator runs in this process: the

@@ -1,7 +1,7 @@
 package listing
 
-// The fault matrix (see faults_helpers_test.go): responses that break the
-// contract.
+// The engine's fault cases (the transport's are internal/client's
+// faults_*_test.go): responses that break the contract.
 
 import (
 	"bytes"

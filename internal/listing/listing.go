@@ -138,7 +138,8 @@ func (l *listRun[T]) recordSink(ctx context.Context) *recordSink[T] {
 		sizeHint: func() int { return l.stats.Count.Hint() }, progress: l.progressLogger(ctx)}
 }
 
-// progressLogger logs every progressInterval records, if the query asks.
+// progressLogger logs every progressInterval records, unless the listing
+// is quiet (one a read makes on the way: derive).
 func (l *listRun[T]) progressLogger(ctx context.Context) func(listed int) {
 	if l.listing.quiet {
 		return nil

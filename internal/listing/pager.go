@@ -164,6 +164,7 @@ func (r *windowReader[T]) windowFilter(base filter.Parsed, key sortKey, bound fi
 }
 
 // boundReason says, for messages, why a window's requests carry bound.
+// Any goroutine.
 func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 	if key == unsorted {
 		return fmt.Sprintf("past the service's offset limit of %d records, %s are listed in ranges of %s, and each range's requests bound it",
@@ -321,7 +322,8 @@ func (r *windowReader[T]) request(w *pageWindow[T], n int, want quota, p0 commer
 
 // quotaRecords is how many of w's records a limited traversal may need:
 // what is still missing, plus a page for the records of the previous
-// window's last tie group that this one starts by repeating.
+// window's last tie group that this one starts by repeating. Any
+// goroutine: want is the traversal goroutine's, passed in.
 func (r *windowReader[T]) quotaRecords(w *pageWindow[T], want quota) int {
 	slack := 0
 	if w.bound != nil {
@@ -393,15 +395,15 @@ func (r *windowReader[T]) stride(count commerce.Count) int {
 	return r.overlapStride()
 }
 
-// overlapStride is the stride of overlapping pages.
+// overlapStride is the stride of overlapping pages. Any goroutine.
 func (r *windowReader[T]) overlapStride() int { return max(1, r.pageSize-1) }
 
 // lastPage is the index of the page, at stride, that reaches the offset
-// limit.
+// limit. Any goroutine.
 func (r *windowReader[T]) lastPage(stride int) int { return r.pagesFor(stride, r.windowCap) - 1 }
 
 // pagesFor is how many pages at stride reach a window's first n records
-// (at least one page).
+// (at least one page). Any goroutine.
 func (r *windowReader[T]) pagesFor(stride, n int) int {
 	if n <= r.pageSize {
 		return 1
@@ -690,7 +692,7 @@ func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.
 }
 
 // warnDecoded logs, at the end of a listing, one WARN per attribute that
-// held values of an unexpected type.
+// held values of an unexpected type. Traversal goroutine.
 func (e *Engine) warnDecoded(ctx context.Context, resource string, notes *commerce.DecodeLog) {
 	for _, w := range notes.Warnings(resource) {
 		e.log.Warn(ctx, w.Message, w.Fields)
@@ -768,7 +770,8 @@ func (s *scheduler) work() {
 }
 
 // close waits for queued tasks to finish; callers cancel their contexts
-// first, so the tasks return at once. List calls it as the listing ends.
+// first, so the tasks return at once. listAll calls it as the listing
+// ends. Traversal goroutine.
 func (s *scheduler) close() {
 	s.mu.Lock()
 	s.closed = true

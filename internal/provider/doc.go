@@ -2,14 +2,15 @@
 // plan-time validation, one call into the listing engine per read, and
 // diagnostics.
 //
-// Every data source, lists and lookups alike, is read by the protocol
-// server, not by its Read: NewServer (server.go) answers ReadDataSource
-// itself, with the state internal/liststate writes as msgpack while the
-// engine hands the records over (list_read.go). The Read methods are an
-// adapter over the same path (readThroughDirect), for whoever serves the
-// provider through providerserver alone. Everything else (schemas,
-// validation, configuration, the ephemeral commerce_access_token) is the
-// framework's.
+// Every data source that reads records, lists and lookups alike, is read
+// by the protocol server, not by its Read: NewServer (server.go) answers
+// ReadDataSource itself, with the state internal/liststate writes as
+// msgpack while the engine hands the records over (list_read.go). Their
+// Read methods are an adapter over the same path (readThroughDirect), for
+// whoever serves the provider through providerserver alone. Everything
+// else (schemas, validation, configuration, commerce_store, which reads
+// one small object and sets its state with the framework, and the
+// ephemeral commerce_access_token) is the framework's.
 //
 // A list read, from the top:
 //

@@ -18,14 +18,16 @@ import (
 
 // NewServer is the provider's protocol-6 server, which the binary serves:
 // the framework's server for everything (schemas, validation, configuration),
-// except that ReadDataSource of every data source, lists and lookups alike,
-// writes the state as msgpack directly (internal/liststate): the one way
-// the provider writes state. For 100,000 records that is the difference
-// between gigabytes of value trees and one buffer the size of the state.
+// except that ReadDataSource of every data source that reads records,
+// lists and lookups alike (those with a readDirect), writes the state as
+// msgpack directly (internal/liststate): the one way the provider writes a
+// record's state. For 100,000 records that is the difference between
+// gigabytes of value trees and one buffer the size of the state.
+// commerce_store, one small object, is the framework's.
 //
-// The framework's Read of each data source is an adapter over the same
-// readDirect (readThroughDirect, list_read.go), for whoever serves the provider through
-// providerserver alone. Tests hold the direct state to the framework's own
+// The framework's Read of each of those data sources is an adapter over
+// the same readDirect (readThroughDirect, list_read.go), for whoever serves
+// the provider through providerserver alone. Tests hold the direct state to the framework's own
 // encoding of the same values (list_state_test.go,
 // record_state_test.go) and the wrapper's answers to the framework's
 // (framework_upgrade_test.go).
@@ -64,7 +66,8 @@ type directList struct {
 }
 
 // directServer embeds the framework's server and answers ReadDataSource of
-// every data source itself. Protocol features the framework offers behind
+// every data source with a readDirect itself; the others' reads go to the
+// framework. Protocol features the framework offers behind
 // optional interfaces (list resources, actions, state stores) are not
 // promoted; the provider has none of them.
 type directServer struct {

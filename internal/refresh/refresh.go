@@ -11,9 +11,9 @@
 //  1. how many records match now (results.total of one 1-record page,
 //     asked for with page[total_method]=exact: only a count the service
 //     labels exact is compared with what the refresh knows; any other
-//     makes the refresh NotProvable, and the engine reads in full);
+//     makes the refresh NotProvable, and the read is made in full);
 //  2. then, once that is answered, the records that match and were
-//     updated since the snapshot's high-water mark, less Overlap and the
+//     updated since the snapshot's high-water mark, less overlap and the
 //     time the snapshot's listing took: ge(updated_at,...) added to the
 //     filter. Every create and every update moves updated_at, so this
 //     brings back every record that is new, changed, or entered the
@@ -56,8 +56,8 @@ const overlap = 10 * time.Minute
 // count and may have to locate.
 const fullShare = 0.25
 
-// NotProvable says why a refresh cannot prove its result exact; the
-// engine reads in full instead.
+// NotProvable says why a refresh cannot prove its result exact; the read
+// is made in full instead (internal/reads).
 type NotProvable struct{ Reason string }
 
 func (n NotProvable) Error() string { return n.Reason }
@@ -196,7 +196,7 @@ func (rf *refresher[T]) run(ctx context.Context, known []T) (Result[T], error) {
 // changesSince is the lower bound of the changes a refresh of prev asks
 // for: its high-water mark (or its created_at cut, if older: a record
 // created between the old cut and the new one may be older than the mark)
-// less the listing's duration and Overlap.
+// less the listing's duration and overlap.
 func changesSince(prev *Snapshot) (string, error) {
 	mark := prev.HighWater
 	if prev.CreatedBefore != "" && prev.CreatedBefore < mark {

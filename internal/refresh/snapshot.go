@@ -10,10 +10,9 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
-// Snapshot is what the engine keeps of a listing so that a later listing
-// of the same query can ask the service only what changed since (Run).
-// Where it is kept is the engine's caller's business: it marshals to
-// bytes.
+// Snapshot is what is kept of a listing so that a later listing of the
+// same query can ask the service only what changed since (Run).
+// internal/reads keeps it, as bytes it marshals to, in the cache.
 type Snapshot struct {
 	// Records are the records' JSON as the service sent them.
 	Records [][]byte
