@@ -124,13 +124,17 @@ func (c cachedRun[T]) refreshFrom(ctx context.Context, prev *refresh.Snapshot) (
 	}
 	var rec refresh.Recorder
 	st.Total, st.TotalKnown = len(res.Records), true
+	// A refresh that succeeds has the service's exact count agree with
+	// the records it holds: a reader that counts matches past its
+	// max_results reports it, as it would from a listing.
+	st.Count = commerce.Count{N: st.Total, Method: commerce.CountExact}
 	for _, rc := range res.Records {
 		rec.Add(rc)
 		if err := to.Emit(rc); err != nil {
 			return st, err
 		}
 		st.Listed++
-		l.LogProgress(ctx, st.Listed, commerce.Count{N: st.Total, Method: commerce.CountExact})
+		l.LogProgress(ctx, st.Listed, st.Count)
 	}
 	r.saveSnapshot(ctx, l.Kind().Name, l.Name(), &rec, need, time.Since(start))
 	return st, nil

@@ -565,7 +565,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		}
 		checkShared(t, fmt.Sprintf("plan %d", plan+1), outs)
 		for i := range c.lookups {
-			lookUp(t, c, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), rng)
+			lookUp(t, c, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, rng)
 		}
 		if t.Failed() {
 			return
@@ -894,7 +894,13 @@ func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before
 		checkOrder(t, what, got, after, w)
 		checkComplete(t, what, got, seen, before, after, w, limited)
 	}
-	checkTotal(t, what, k, pageSize, before, w, o, limited)
+	checkTotal(t, what, k, pageSize, c.countsExactlyWhenAsked(), before, w, o, limited)
+}
+
+// countsExactlyWhenAsked: the store answers page[total_method]=exact with
+// an exact count, labelled so.
+func (c matrixCase) countsExactlyWhenAsked() bool {
+	return !c.counting.IgnoreExact || c.counting.Method == emulator.CountExact && !c.counting.Unlabelled
 }
 
 // checkOrder: the listed records that s holds and that no update moved
@@ -950,10 +956,11 @@ func checkComplete(t *testing.T, what string, got []string, seen map[string]bool
 
 // checkTotal holds total to the docs: known and the records listed where
 // the read listed every match (fewer than max_results); without writes,
-// the store's count wherever known; and known where the read listed every
+// the store's count wherever known; known where the read listed every
 // match and saw the end (max_results equal to the matches, ending on a
-// short page).
-func checkTotal(t *testing.T, what string, k keep, pageSize int, before snap, w written, o readerOut, limited bool) {
+// short page); and known past max_results where the reader counts
+// matches (count_matches) at a store that counts exactly when asked.
+func checkTotal(t *testing.T, what string, k keep, pageSize int, exact bool, before snap, w written, o readerOut, limited bool) {
 	t.Helper()
 	n := len(o.ids) + len(o.late)
 	switch {
@@ -963,6 +970,8 @@ func checkTotal(t *testing.T, what string, k keep, pageSize int, before snap, w 
 		t.Errorf("%s: total %d, the store has %d matches", what, o.res.Total, len(before.ids))
 	case !w.any() && limited && len(before.ids) == k.maxResults && len(before.ids) <= commerce.OffsetLimit/2 && len(before.ids)%pageSize != 0 && !o.res.TotalKnown:
 		t.Errorf("%s: listed all %d matches (max_results %d) and saw the end, but total is unknown", what, n, k.maxResults)
+	case !w.any() && limited && k.countMatches && exact && !o.res.TotalKnown:
+		t.Errorf("%s: listed %d of %d matches, counting them at a store that counts exactly when asked, but total is unknown", what, n, len(before.ids))
 	}
 }
 
@@ -985,19 +994,33 @@ func checkShared(t *testing.T, what string, outs []readerOut) {
 }
 
 // lookUp looks a record of the store up by id: it must come back as it
-// is, or as not found where it was deleted.
-func lookUp[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, e *listing.Engine, kind commerce.Kind[T], what string, rng *rand.Rand) {
+// is, or, one deleted during the last read, as not found.
+func lookUp[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, e *listing.Engine, kind commerce.Kind[T], what string, w written, rng *rand.Rand) {
 	t.Helper()
 	all, err := srv.SortedIDs(c.res.name, "", "id")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) == 0 {
+	gone := slices.Sorted(maps.Keys(w.deleted))
+	if len(all) == 0 && len(gone) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if len(gone) > 0 && (len(all) == 0 || rng.IntN(3) == 0) {
+		id := gone[rng.IntN(len(gone))]
+		_, err := listing.Lookup(ctx, e, kind, id, rng.IntN(2) == 0)
+		switch {
+		case err == nil:
+			t.Errorf("%s: %s was deleted during the read, but the lookup found it", what, id)
+		case !client.NotFound(err):
+			if why := excused(c, len(all), err); why == "" {
+				t.Errorf("%s: %s was deleted during the read: %v, want not found", what, id, err)
+			}
+		}
 		return
 	}
 	id := all[rng.IntN(len(all))]
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	rec, err := listing.Lookup(ctx, e, kind, id, rng.IntN(2) == 0)
 	switch {
 	case err != nil:
