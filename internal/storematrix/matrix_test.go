@@ -151,6 +151,14 @@ type matrixCase struct {
 	// manyIDs: {ids} names a few hundred ids, more than one request
 	// holds, so that the read splits its in().
 	manyIDs bool
+	// buffer is the reads' consistency_buffer: records created during a
+	// read are left out.
+	buffer time.Duration
+	// Between plans the store may change how it counts (recount, from
+	// the second plan on) or start or stop ignoring sort= (flipSort), as
+	// a store's settings or a deployment may between two pipeline runs.
+	recount  *emulator.Counting
+	flipSort bool
 
 	pageSize int // 0: the engine's default
 	filter   string
@@ -227,6 +235,15 @@ func (c matrixCase) String() string {
 	}
 	if c.manyIDs {
 		b.WriteString(", {ids} past one request")
+	}
+	if c.buffer > 0 {
+		fmt.Fprintf(&b, ", consistency_buffer %s", c.buffer)
+	}
+	if c.recount != nil {
+		fmt.Fprintf(&b, ", counting %+v from the second plan", *c.recount)
+	}
+	if c.flipSort {
+		b.WriteString(", ignore sort= flipped after the first plan")
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -401,6 +418,27 @@ func (c *matrixCase) drawMore(rng *rand.Rand) {
 	c.flat = rng.IntN(6) == 0
 	c.stringStatus = rng.IntN(6) == 0
 	c.manyIDs = c.filter == "{ids}" && rng.IntN(2) == 0
+	if rng.IntN(6) == 0 {
+		c.buffer = time.Minute
+	}
+	if c.plans > 1 && rng.IntN(5) == 0 {
+		methods := []string{"", emulator.CountExact, emulator.CountLowerBound, emulator.CountObserved, emulator.CountNone}
+		c.recount = &emulator.Counting{Method: methods[rng.IntN(len(methods))], IgnoreExact: rng.IntN(2) == 0}
+	}
+	c.flipSort = c.plans > 1 && rng.IntN(8) == 0
+}
+
+// atPlan is the case as the store stands at plan (from 0), after the
+// changes drawn between plans.
+func (c matrixCase) atPlan(plan int) matrixCase {
+	if plan == 0 {
+		return c
+	}
+	if c.recount != nil {
+		c.counting = *c.recount
+	}
+	c.ignore = c.ignore != c.flipSort
+	return c
 }
 
 // options are the emulator's for the case.
@@ -534,6 +572,19 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		pageSize = commerce.DefaultPageSize
 	}
 	for plan := range c.plans {
+		pc := c.atPlan(plan)
+		if plan == 1 {
+			if c.recount != nil {
+				srv.SetCounting(*c.recount)
+			}
+			if c.flipSort {
+				var ignored []string
+				if pc.ignore {
+					ignored = []string{c.res.name}
+				}
+				srv.SetIgnoreSort(ignored...)
+			}
+		}
 		before := snapshot(t, srv, c.res.name, text, sort, keep)
 		w.begin(t)
 		outs := make([]readerOut, len(c.readers))
@@ -548,7 +599,8 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 				defer cancel()
 				ctx, arrival := coalesce.WithArrival(ctx, announced, readerKey(i))
 				defer arrival.Arrive()
-				q := listing.Query{Filter: parsed, Sort: c.sort, MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches}
+				q := listing.Query{Filter: parsed, Sort: c.sort, MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
+					ConsistencyBuffer: c.buffer}
 				o := &outs[i]
 				o.res, o.err = reads.Read(ctx, r, kind, q, listing.Reader[T]{
 					Emit: func(rec T) error { o.ids = append(o.ids, rec.RecordID()); return nil },
@@ -561,11 +613,11 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		after := snapshot(t, srv, c.res.name, text, sort, keep)
 		for i, k := range c.readers {
 			what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
-			check(t, c, what, k, pageSize, before, after, writes, outs[i])
+			check(t, pc, what, k, pageSize, before, after, writes, outs[i])
 		}
 		checkShared(t, fmt.Sprintf("plan %d", plan+1), outs)
 		for i := range c.lookups {
-			lookUp(t, c, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, rng)
+			lookUp(t, pc, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, rng)
 		}
 		if t.Failed() {
 			return
@@ -720,22 +772,32 @@ type writer struct {
 	rng     *rand.Rand
 	on      bool
 	listReq int
+	start   time.Time            // when the read began
+	born    map[string]time.Time // every record created, and when, across the plans
 	created map[string]bool
 	deleted map[string]bool
 	updated map[string]bool
 	victims []string
 }
 
-// written is what changed during one read.
-type written struct{ created, deleted, updated map[string]bool }
+// written is what changed during one read; young, with a consistency
+// buffer, are the records created less than the buffer before the read
+// began (in an earlier plan too), which it may leave out.
+type written struct{ created, deleted, updated, young map[string]bool }
 
-func (w written) any() bool { return len(w.created)+len(w.deleted)+len(w.updated) > 0 }
+// any: the store is not the same throughout the read, or a record in it
+// may be left out by the consistency buffer.
+func (w written) any() bool { return len(w.created)+len(w.deleted)+len(w.updated)+len(w.young) > 0 }
 
 func (w *writer) begin(t testing.TB) {
 	all := emulatortest.SortedIDs(t, w.srv, w.c.res.name, "", "id")
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.on = w.c.writeEvery > 0
+	w.start = time.Now()
+	if w.born == nil {
+		w.born = map[string]time.Time{}
+	}
 	w.created, w.deleted, w.updated = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	w.victims = all
 }
@@ -746,7 +808,13 @@ func (w *writer) end() written {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.on = false
-	return written{created: w.created, deleted: w.deleted, updated: w.updated}
+	young := map[string]bool{}
+	for id, at := range w.born {
+		if w.c.buffer > 0 && !at.Before(w.start.Add(-w.c.buffer)) {
+			young[id] = true
+		}
+	}
+	return written{created: w.created, deleted: w.deleted, updated: w.updated, young: young}
 }
 
 // fault is the emulator's FaultFunc: a write every writeEvery list
@@ -819,6 +887,7 @@ func (w *writer) write() {
 func (w *writer) create() {
 	if id, err := w.srv.Insert(w.c.res.name); err == nil {
 		w.created[id] = true
+		w.born[id] = time.Now()
 		w.victims = append(w.victims, id)
 	}
 }
@@ -864,6 +933,10 @@ func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before
 	got := append(slices.Clone(o.late), o.ids...)
 	seen := map[string]bool{}
 	for _, id := range got {
+		if c.buffer > 0 && w.created[id] {
+			t.Errorf("%s: %s was created during the read, inside consistency_buffer %s, and listed", what, id, c.buffer)
+			return
+		}
 		if seen[id] {
 			t.Errorf("%s: %s listed twice", what, id)
 			return
@@ -894,7 +967,10 @@ func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before
 		checkOrder(t, what, got, after, w)
 		checkComplete(t, what, got, seen, before, after, w, limited)
 	}
-	checkTotal(t, what, k, pageSize, c.countsExactlyWhenAsked(), before, w, o, limited)
+	// Where the service cannot filter created_at, the provider applies the
+	// buffer itself and the service's count is no count of the result.
+	exact := c.countsExactlyWhenAsked() && (c.buffer == 0 || endpointFilters(c.res.endpoint, "created_at", filter.Lt))
+	checkTotal(t, what, k, pageSize, exact, before, w, o, limited)
 }
 
 // countsExactlyWhenAsked: the store answers page[total_method]=exact with
@@ -941,7 +1017,7 @@ func checkComplete(t *testing.T, what string, got []string, seen map[string]bool
 		if i >= last {
 			break
 		}
-		if _, still := after.at[id]; !still || w.updated[id] || seen[id] {
+		if _, still := after.at[id]; !still || w.updated[id] || w.young[id] || seen[id] {
 			continue
 		}
 		if missing == 0 {
@@ -1063,6 +1139,11 @@ func excused(c matrixCase, matches int, err error) string {
 		return "writes during the read at an endpoint that ignores sort=, has no range attribute and does not bound ids: offsets in the service's own order are all there is, and they shift with every write"
 	}
 	return ""
+}
+
+func endpointFilters(e commerce.Endpoint, attr string, op filter.Op) bool {
+	f, ok := e.Filters[attr]
+	return ok && f.Allows(op)
 }
 
 // idsRanged reports whether e filters ids by range, which cuts a listing
