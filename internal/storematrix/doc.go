@@ -4,10 +4,11 @@
 // read, tokens that die young, a token endpoint that fails, 429s (also
 // from a limit that counts refused requests or says when to come back),
 // 5xx and a proxy's HTML page, stalls, slow answers, cut bodies, latency,
-// rate limits, endpoints that cannot sort or ignore sort=, file_size ties
-// up to past the offset limit, the flat record form, errors' status as a
-// string, and between plans another way of counting or of answering
-// sort=) and reads of them (filters, in() lists long enough to be split,
+// rate limits, endpoints that cannot sort or ignore sort=, an endpoint
+// the capability table does not know (probed, as commerce_list does),
+// file_size ties up to past the offset limit, the flat record form,
+// errors' status as a string, and between plans another way of counting
+// or of answering sort=) and reads of them (filters, in() lists long enough to be split,
 // where items with values that need quoting, every sort, max_results,
 // page sizes, a consistency buffer, lookups, also of records deleted
 // during the read, the cache across a history of plans, reads sharing a
