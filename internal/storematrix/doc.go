@@ -10,7 +10,8 @@
 // errors' status as a string, and between plans another way of counting
 // or of answering sort=) and reads of them (filters, in() lists long enough to be split,
 // where items with values that need quoting, every sort, max_results,
-// page sizes, a consistency buffer, lookups, also of records deleted
+// page sizes, a consistency buffer, max_parallel_requests and rate_limit,
+// lookups, also of records deleted
 // during the read, the cache across a history of plans, reads sharing a
 // listing), and checks each read against the provider's promise: every
 // record present from the read's start to its end is listed once (but

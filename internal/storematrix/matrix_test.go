@@ -162,6 +162,10 @@ type matrixCase struct {
 	// alias serves customers at a path the capability table does not
 	// know, which commerce_list reads after probing what it can do.
 	alias string
+	// The provider block's max_parallel_requests and rate_limit (0: the
+	// defaults).
+	maxParallel int
+	rateCap     float64
 
 	pageSize int // 0: the engine's default
 	filter   string
@@ -250,6 +254,12 @@ func (c matrixCase) String() string {
 	}
 	if c.alias != "" {
 		fmt.Fprintf(&b, ", read at %s, which the capability table does not know", c.alias)
+	}
+	if c.maxParallel > 0 {
+		fmt.Fprintf(&b, ", max_parallel_requests %d", c.maxParallel)
+	}
+	if c.rateCap > 0 {
+		fmt.Fprintf(&b, ", rate_limit %g", c.rateCap)
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -437,6 +447,12 @@ func (c *matrixCase) drawMore(rng *rand.Rand) {
 		slices.Contains([]string{"", "created_at", "updated_at", "id"}, attr) {
 		c.alias = "/v2/members"
 	}
+	if rng.IntN(6) == 0 {
+		c.maxParallel = []int{1, 2, 8}[rng.IntN(3)]
+	}
+	if c.size <= 12000 && rng.IntN(6) == 0 {
+		c.rateCap = []float64{30, 100}[rng.IntN(2)]
+	}
 }
 
 // atPlan is the case as the store stands at plan (from 0), after the
@@ -536,7 +552,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	w := &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))} // "write"
 	srv.SetFaults(w.fault(c, path))
 
-	cl := newMatrixClient(t, srv)
+	cl := newMatrixClient(t, srv, func(cfg *client.Config) { cfg.MaxParallelRequests, cfg.RateLimit = c.maxParallel, c.rateCap })
 	e, err := listing.New(cl, listing.Options{PageSize: c.pageSize})
 	if err != nil {
 		t.Fatal(err)
@@ -689,14 +705,19 @@ const (
 )
 
 // newMatrixClient is the transport to srv as the provider configures it,
-// with short back-offs and a request timeout that a stall outlasts.
-func newMatrixClient(t testing.TB, srv *emulator.Server) *client.Client {
+// with short back-offs and a request timeout that a stall outlasts, and
+// what tweaks set.
+func newMatrixClient(t testing.TB, srv *emulator.Server, tweaks ...func(*client.Config)) *client.Client {
 	t.Helper()
-	cl, err := client.New(client.Config{
+	cfg := client.Config{
 		BaseURL: srv.URL(), ClientID: emulator.DefaultClientID, ClientSecret: emulator.DefaultClientSecret,
 		MaxRetries: client.DefaultMaxRetries, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond,
 		RequestTimeout: requestTimeout,
-	})
+	}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
+	cl, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
