@@ -17,7 +17,8 @@
 // values that need quoting, every sort, max_results, page sizes, a
 // consistency buffer, max_parallel_requests and rate_limit, lookups (also
 // of records deleted during the read), the cache across a history of
-// plans, and reads sharing a listing.
+// plans, and reads sharing a listing, beside reads of the same filter in
+// another order that share another.
 //
 // The promise: every record present from the read's start to its end is
 // listed once (but those the buffer leaves out), nothing that never existed

@@ -1,6 +1,7 @@
 package storematrix
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -166,6 +167,11 @@ type matrixCase struct {
 	// defaults).
 	maxParallel int
 	rateCap     float64
+	// otherSort: the readers in group 1 (groups, one per reader) read
+	// the same filter in this order, beside those of group 0: two
+	// listings announced together, each shared by its own readers.
+	otherSort string
+	groups    []int
 
 	pageSize int // 0: the engine's default
 	filter   string
@@ -260,6 +266,9 @@ func (c matrixCase) String() string {
 	}
 	if c.rateCap > 0 {
 		fmt.Fprintf(&b, ", rate_limit %g", c.rateCap)
+	}
+	if c.otherSort != "" {
+		fmt.Fprintf(&b, ", readers %v in group 1 sorted %q", c.groups, c.otherSort)
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -453,6 +462,40 @@ func (c *matrixCase) drawMore(rng *rand.Rand) {
 	if c.size <= 12000 && rng.IntN(6) == 0 {
 		c.rateCap = []float64{30, 100}[rng.IntN(2)]
 	}
+	if len(c.readers) > 1 && rng.IntN(3) == 0 {
+		sorts := c.res.endpoint.SortAttributes()
+		if c.alias != "" {
+			sorts = []string{"created_at", "updated_at", "id"}
+		}
+		other := sorts[rng.IntN(len(sorts))]
+		if rng.IntN(2) == 0 {
+			other = "-" + other
+		}
+		asSent := func(sort string) string { return cmp.Or(sort, c.res.endpoint.DefaultSort) }
+		if asSent(other) != asSent(c.sort) {
+			c.otherSort = other
+			for range c.readers {
+				c.groups = append(c.groups, rng.IntN(2))
+			}
+		}
+	}
+}
+
+// sortOf is the sort of group g's readers as they send it ("" for the
+// endpoint's default).
+func (c matrixCase) sortOf(g int) string {
+	if g == 1 {
+		return c.otherSort
+	}
+	return c.sort
+}
+
+// group is reader i's group.
+func (c matrixCase) group(i int) int {
+	if c.groups == nil {
+		return 0
+	}
+	return c.groups[i]
 }
 
 // atPlan is the case as the store stands at plan (from 0), after the
@@ -620,9 +663,12 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 			return kept
 		}
 	}
-	sort := c.sort
-	if sort == "" {
-		sort = c.res.endpoint.DefaultSort
+	// The order each group's readers ask for, as the store sorts it.
+	var sorts [2]string
+	for g := range sorts {
+		if sorts[g] = c.sortOf(g); sorts[g] == "" {
+			sorts[g] = c.res.endpoint.DefaultSort
+		}
 	}
 	pageSize := c.pageSize
 	if pageSize == 0 {
@@ -642,7 +688,10 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 				srv.SetIgnoreSort(ignored...)
 			}
 		}
-		before := snapshot(t, srv, c.res.name, text, sort, keep)
+		var before, after [2]snap
+		for g, sort := range sorts {
+			before[g] = snapshot(t, srv, c.res.name, text, sort, keep)
+		}
 		w.begin(t)
 		outs := make([]readerOut, len(c.readers))
 		readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
@@ -656,7 +705,7 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 				defer cancel()
 				ctx, arrival := coalesce.WithArrival(ctx, announced, readerKey(i))
 				defer arrival.Arrive()
-				q := listing.Query{Filter: parsed, Sort: c.sort, MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
+				q := listing.Query{Filter: parsed, Sort: c.sortOf(c.group(i)), MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
 					ConsistencyBuffer: c.buffer}
 				o := &outs[i]
 				o.res, o.err = reads.Read(ctx, r, kind, q, listing.Reader[T]{
@@ -667,12 +716,23 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 		}
 		wg.Wait()
 		writes := w.end()
-		after := snapshot(t, srv, c.res.name, text, sort, keep)
+		for g, sort := range sorts {
+			after[g] = snapshot(t, srv, c.res.name, text, sort, keep)
+		}
 		for i, k := range c.readers {
 			what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
-			check(t, pc, what, k, pageSize, before, after, writes, outs[i])
+			g := c.group(i)
+			check(t, pc, what, k, pageSize, before[g], after[g], writes, outs[i])
 		}
-		checkShared(t, fmt.Sprintf("plan %d", plan+1), outs)
+		for g := range sorts {
+			var mine []readerOut
+			for i, o := range outs {
+				if c.group(i) == g {
+					mine = append(mine, o)
+				}
+			}
+			checkShared(t, fmt.Sprintf("plan %d, group %d", plan+1, g), mine)
+		}
 		for i := range c.lookups {
 			lookUp(t, pc, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, rng)
 		}
@@ -1117,6 +1177,9 @@ func checkTotal(t *testing.T, what string, k keep, pageSize int, exact bool, bef
 // each keeps: one of them opened it, the others joined.
 func checkShared(t *testing.T, what string, outs []readerOut) {
 	t.Helper()
+	if len(outs) == 0 {
+		return
+	}
 	opened := 0
 	for _, o := range outs {
 		if o.err != nil {
