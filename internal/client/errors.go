@@ -379,7 +379,11 @@ func (e *APIError) BadRequest() bool { return e.StatusCode == http.StatusBadRequ
 // name as its source.parameter, or names no parameter but mentions name in
 // its words; it returns that entry's words.
 func (e *APIError) RefusedParameter(name string) (string, bool) {
-	if !e.BadRequest() || !strings.Contains(e.Path, name+"=") {
+	sent := e.Path
+	if unescaped, err := url.QueryUnescape(sent); err == nil {
+		sent = unescaped // page%5Boffset%5D= is page[offset]=
+	}
+	if !e.BadRequest() || !strings.Contains(sent, name+"=") {
 		return "", false
 	}
 	for _, o := range e.Errors {

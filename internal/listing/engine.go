@@ -84,6 +84,11 @@ type Engine struct {
 	// probes holds, by path, what Probe found out about endpoints the
 	// capability table does not know (*probeCall).
 	probes *sync.Map
+	// windowCaps holds, by path, the records one window reaches by offset
+	// where the store refused an offset below commerce.OffsetLimit: a soft
+	// limit (accounts and most endpoints) is a store's setting, which it
+	// may set lower (page_offset_limit).
+	windowCaps *sync.Map
 }
 
 // New checks opts and builds an Engine on get.
@@ -104,7 +109,7 @@ func New(get Getter, opts Options) (*Engine, error) {
 		opts.Logger = logging.Discard{}
 	}
 	return &Engine{get: get, pageSize: opts.PageSize, workers: opts.MaxParallelRequests + 2, log: opts.Logger,
-		unsortable: &sync.Map{}, probes: &sync.Map{}}, nil
+		unsortable: &sync.Map{}, probes: &sync.Map{}, windowCaps: &sync.Map{}}, nil
 }
 
 // Using is e sending through get: the same options, and the same memory
@@ -129,6 +134,42 @@ func (e *Engine) markSortUnusable(ctx context.Context, path, sort, cause string)
 			"path": path, "sort": sort, "cause": cause,
 		})
 	}
+}
+
+// windowCap is how many records one window of path reaches by offset:
+// the service's offset limit in whole pages, or what the store served
+// before it refused an offset below that.
+func (e *Engine) windowCap(path string) int {
+	if n, ok := e.learnedWindowCap(path); ok {
+		return n
+	}
+	return (commerce.OffsetLimit / e.pageSize) * e.pageSize
+}
+
+// learnedWindowCap is path's window cap where the store refused an
+// offset below the service's limit; ok is false where none did.
+func (e *Engine) learnedWindowCap(path string) (n int, ok bool) {
+	v, found := e.windowCaps.Load(path)
+	n, ok = v.(int)
+	return n, found && ok
+}
+
+// lowerWindowCap records that path's windows reach reach records at most,
+// where the store refused the next page's offset, and says so once per
+// lower value.
+func (e *Engine) lowerWindowCap(ctx context.Context, path string, reach int, refusal error) {
+	for {
+		old, loaded := e.windowCaps.LoadOrStore(path, reach)
+		if n, _ := old.(int); loaded && n <= reach {
+			return
+		}
+		if !loaded || e.windowCaps.CompareAndSwap(path, old, reach) {
+			break
+		}
+	}
+	e.log.Info(ctx, "the store refused a page offset below the service's documented limit; its windows reach "+strconv.Itoa(reach)+" records from now on", map[string]any{
+		"path": path, "window_records": reach, "cause": refusal.Error(),
+	})
 }
 
 // logProgress says, every progressInterval records, how far a listing got,
@@ -218,6 +259,19 @@ func sortRefusal(err error) (string, bool) {
 		return "it answered 400 " + said, true
 	}
 	return "", false
+}
+
+// offsetRefused recognises the service refusing page[offset]: a 400
+// naming the parameter, as a store answers past its offset limit.
+func offsetRefused(err error) bool {
+	var refusal interface {
+		RefusedParameter(name string) (string, bool)
+	}
+	if !errors.As(err, &refusal) {
+		return false
+	}
+	_, ok := refusal.RefusedParameter("page[offset]")
+	return ok
 }
 
 // badRequest reports whether the service refused a request as malformed
@@ -446,6 +500,11 @@ func (k sortKey) before(a, b string) bool {
 // fixed reports whether a record's value of k never changes: created_at
 // and id; an update moves a record in any other order.
 func (k sortKey) fixed() bool { return k.attr == "created_at" || k.attr == idKey.attr }
+
+// caughtUp reports whether a catch-up pass follows a listing in k: sort
+// -updated_at, where an update moves its record to the front, behind the
+// position already read, and nowhere else (catchup.go).
+func (k sortKey) caughtUp() bool { return k.attr == "updated_at" && k.desc }
 
 // checked reports whether the client can tell records out of this order:
 // not for text such as names, whose order is the service's collation.

@@ -75,7 +75,7 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 		case cont.tie:
 			// A tie group larger than a window: list it on its own, then
 			// go on strictly after it.
-			next, done, err = w.afterTieGroup(ctx, base, key, cont.tieKey, win.expr, fmt.Sprintf("window of %d records", w.windowCap))
+			next, done, err = w.afterTieGroup(ctx, base, key, cont.tieKey, win.expr, fmt.Sprintf("window of %d records", w.maxWindow()))
 			if err != nil {
 				return err
 			}
@@ -104,7 +104,7 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 // nothing follows. Traversal goroutine.
 func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (next filter.Expr, done, ended bool, err error) {
 	pass := w.newKeysetPass(key)
-	for covered := 0; covered < w.windowCap; {
+	for covered := 0; covered < w.maxWindow(); {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
 			return nil, false, false, err

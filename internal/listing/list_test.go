@@ -60,6 +60,39 @@ func TestListPastOffsetLimit(t *testing.T) {
 	}
 }
 
+// A store may set its offset limit below the documented 10,000 (a soft
+// limit is the store's setting). The first window that meets the lower
+// limit ends at the last page the store served, the listing goes on from
+// there, and the engine's later windows of that endpoint stay below it.
+func TestListPastAStoresLowerOffsetLimit(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 5000, Orders: 5000, Files: 5000, OffsetLimit: 1234})
+	c := newClient(t, srv)
+	for _, tc := range []struct {
+		name string
+		list func(*testing.T) Stats
+	}{
+		{"accounts by created_at", func(t *testing.T) Stats { return expectIDs(t, srv, c, commerce.Accounts, Query{Sort: "created_at"}) }},
+		{"accounts by name", func(t *testing.T) Stats { return expectIDs(t, srv, c, commerce.Accounts, Query{Sort: "-name"}) }},
+		{"orders", func(t *testing.T) Stats { return expectIDs(t, srv, c, commerce.Orders, Query{}) }},
+		{"files", func(t *testing.T) Stats { return expectIDs(t, srv, c, commerce.Files, Query{}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.Stats().StatusCounts[400]
+			stats := tc.list(t)
+			if stats.Listed != 5000 {
+				t.Errorf("listed %d, want 5000", stats.Listed)
+			}
+			t.Logf("%d windows, %d page requests, %d refused", stats.Windows, stats.Pages, srv.Stats().StatusCounts[400]-before)
+		})
+	}
+	// The engine remembers: a second listing meets no refusal.
+	before := srv.Stats().StatusCounts[400]
+	expectIDs(t, srv, c, commerce.Accounts, Query{Sort: "updated_at"})
+	if refused := srv.Stats().StatusCounts[400] - before; refused != 0 {
+		t.Errorf("the second listing of accounts met %d refusals; want 0", refused)
+	}
+}
+
 func TestListSortOrders(t *testing.T) {
 	longTest(t)
 	// 20,000 orders put the default tie group of 350 in the middle, across

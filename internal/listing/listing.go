@@ -35,7 +35,7 @@ func (l *listRun[T]) walk(out *recordSink[T], key sortKey) *walk[T] {
 func (w *walk[T]) offsetLimitErrorFor(err error, win *pageWindow[T]) error {
 	keyset := win.bound != nil || win.base.Text() != w.filter.Text()
 	if keyset && badRequest(err) {
-		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: commerce.OffsetLimit, Count: w.stats.Count, Listed: w.out.listed + len(w.out.ties), Err: err}
+		return &OffsetLimitError{Endpoint: w.kind.Name, OffsetLimit: w.offsetLimit(), Count: w.stats.Count, Listed: w.out.listed + len(w.out.ties), Err: err}
 	}
 	return err
 }

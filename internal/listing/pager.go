@@ -60,7 +60,10 @@ type windowReader[T commerce.Record] struct {
 	e           *Engine
 	kind        commerce.Kind[T]
 	includeJSON bool
-	windowCap   int // records one window can reach by offset
+	// windowCap is how many records one window reaches by offset (see
+	// Engine.windowCap); lowered, while the listing runs, where the store
+	// refuses an offset below it.
+	windowCap atomic.Int64
 	// ahead is how many pages past the last one read are kept requested
 	// where the count does not say where a window ends: enough to keep
 	// every request slot busy.
@@ -75,13 +78,27 @@ type windowReader[T commerce.Record] struct {
 }
 
 func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includeJSON bool) *windowReader[T] {
-	return &windowReader[T]{
+	r := &windowReader[T]{
 		filterRoom: e.room(kind.Endpoint),
 		e:          e, kind: kind, includeJSON: includeJSON,
-		windowCap: (commerce.OffsetLimit / e.pageSize) * e.pageSize,
-		ahead:     min(e.workers, lazyReadAhead),
-		sched:     newScheduler(e.workers),
+		ahead: min(e.workers, lazyReadAhead),
+		sched: newScheduler(e.workers),
 	}
+	r.windowCap.Store(int64(e.windowCap(kind.Path)))
+	return r
+}
+
+// maxWindow is how many records one window reaches by offset now. Any
+// goroutine.
+func (r *windowReader[T]) maxWindow() int { return int(r.windowCap.Load()) }
+
+// offsetLimit is the offset limit messages name: the service's, or what
+// the store served where it refused an offset below that. Any goroutine.
+func (r *windowReader[T]) offsetLimit() int {
+	if n, ok := r.e.learnedWindowCap(r.kind.Path); ok {
+		return n
+	}
+	return commerce.OffsetLimit
 }
 
 // pageWindow is one bounded slice of a listing, read by offsets.
@@ -168,10 +185,10 @@ func (r *windowReader[T]) windowFilter(base filter.Parsed, key sortKey, bound fi
 func (r *windowReader[T]) boundReason(key sortKey, bound filter.Expr) string {
 	if key == unsorted {
 		return fmt.Sprintf("past the service's offset limit of %d records, %s are listed in ranges of %s, and each range's requests bound it",
-			commerce.OffsetLimit, r.kind.Name, bound[0].Attribute)
+			r.offsetLimit(), r.kind.Name, bound[0].Attribute)
 	}
 	return fmt.Sprintf("past the service's offset limit of %d records, each window's requests bound %s, the attribute the listing is sorted by",
-		commerce.OffsetLimit, key.attr)
+		r.offsetLimit(), key.attr)
 }
 
 // open requests a window's first page; the traversal goroutine, which
@@ -248,7 +265,7 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 		return
 	}
 	w.sized = true
-	w.stride = r.stride(p0.Count)
+	w.stride = r.stride(p0.Count, w.key)
 	w.last = r.lastPage(w.stride)
 	w.requested = 1
 	if len(p0.Records) < r.pageSize {
@@ -256,7 +273,7 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 	}
 	// Pages for one record past the count, so that a count that is right
 	// shows its end on a page already requested.
-	needed := min(p0.Count.Hint()+1, r.windowCap)
+	needed := min(p0.Count.Hint()+1, r.maxWindow())
 	if r.maxMatches > 0 {
 		// No page past the ids the filter names is needed.
 		needed = min(needed, r.maxMatches)
@@ -273,7 +290,7 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 		n += min(r.ahead, n)
 	}
 	n = min(n, w.last+1)
-	if n == w.last+1 && p0.Count.Hint() > r.windowCap {
+	if n == w.last+1 && p0.Count.Hint() > r.maxWindow() {
 		// The window is full by its count: the next window's requests
 		// must fit the service's filter limits before this one is read.
 		if err := r.nextWindowFits(w, p0); err != nil {
@@ -384,12 +401,18 @@ func (r *windowReader[T]) nextWindowFits(w *pageWindow[T], p0 commerce.Page[T]) 
 // per window of a hundred.)
 //
 // Where the filter names ids and the count is steady, pages do not
-// overlap: no record created during the read can match, so every write
-// that moves an offset moves the count too (a delete), or brings a
-// record back twice into the window (an update that moves it), and an
-// in() split into parts of whole pages keeps them whole. Any goroutine.
-func (r *windowReader[T]) stride(count commerce.Count) int {
-	if r.maxMatches > 0 && count.Steady() {
+// overlap in an order no update can move a record back in: created_at
+// and id, which no update changes, and -updated_at, where an update
+// moves its record to the front, for the catch-up to find, and every
+// record between one place on, which a later page repeats. No record
+// created during the read can match, so every write that moves a record
+// back moves the count too (a delete); and an in() split into parts of
+// whole pages keeps them whole. In other orders (updated_at, name), an
+// update that moves its record on moves every record between one place
+// back, which can slide one into the gap between two pages unseen while
+// the count stays as it was. Any goroutine.
+func (r *windowReader[T]) stride(count commerce.Count, key sortKey) int {
+	if r.maxMatches > 0 && count.Steady() && (key.fixed() || key.caughtUp()) {
 		return r.pageSize
 	}
 	return r.overlapStride()
@@ -400,7 +423,7 @@ func (r *windowReader[T]) overlapStride() int { return max(1, r.pageSize-1) }
 
 // lastPage is the index of the page, at stride, that reaches the offset
 // limit. Any goroutine.
-func (r *windowReader[T]) lastPage(stride int) int { return r.pagesFor(stride, r.windowCap) - 1 }
+func (r *windowReader[T]) lastPage(stride int) int { return r.pagesFor(stride, r.maxWindow()) - 1 }
 
 // pagesFor is how many pages at stride reach a window's first n records
 // (at least one page). Any goroutine.
@@ -415,6 +438,25 @@ func (r *windowReader[T]) pagesFor(stride, n int) int {
 // traversal goes on; without a record limit it prefetches the next window
 // right away. Any goroutine.
 func (r *windowReader[T]) continueAfter(w *pageWindow[T], firstKey string, last commerce.Page[T], want quota) continuation[T] {
+	cont := r.after(w, firstKey, last)
+	if cont.err != nil || cont.tie || want.limited {
+		// A limited listing's records may be enough already: let the
+		// traversal decide.
+		return cont
+	}
+	cont.next, cont.err = r.prefetch(w.ctx, w.base, w.key, cont.bound)
+	return cont
+}
+
+// after is where the traversal goes on after last, a full page of w: from
+// its last sort value, or past a tie group that fills the window. Any
+// goroutine.
+func (r *windowReader[T]) after(w *pageWindow[T], firstKey string, last commerce.Page[T]) continuation[T] {
+	if w.key == unsorted {
+		// Nothing to go on from: the strategy cuts the window's span
+		// finer (rangecut.go).
+		return continuation[T]{}
+	}
 	if len(last.Records) == 0 || firstKey == "" {
 		// An inconsistent page; the traversal notices and reads the window again.
 		return continuation[T]{err: errWindowChanged}
@@ -426,13 +468,26 @@ func (r *windowReader[T]) continueAfter(w *pageWindow[T], firstKey string, last 
 	if lastKey == firstKey {
 		return continuation[T]{tie: true, tieKey: lastKey}
 	}
-	bound := w.key.from(lastKey)
-	if want.limited {
-		// The records may be enough already: let the traversal decide.
-		return continuation[T]{bound: bound}
+	return continuation[T]{bound: w.key.from(lastKey)}
+}
+
+// endBefore ends w before its page i, whose offset the store refused
+// although it is below the service's documented limit (refusal): the
+// store's own limit is lower. Windows reach no further than page i-1,
+// the last the store served, from now on, and the traversal goes on
+// after it as after a full window. Traversal goroutine.
+func (r *windowReader[T]) endBefore(ctx context.Context, w *pageWindow[T], i int, p0, prev commerce.Page[T], refusal error) continuation[T] {
+	w.cancel()
+	reach := (i-1)*w.stride + r.pageSize
+	if int64(reach) < r.windowCap.Load() {
+		r.windowCap.Store(int64(reach))
 	}
-	next, err := r.prefetch(w.ctx, w.base, w.key, bound)
-	return continuation[T]{next: next, bound: bound, err: err}
+	r.e.lowerWindowCap(ctx, r.kind.Path, reach, refusal)
+	firstKey := ""
+	if len(p0.Records) > 0 {
+		firstKey, _ = keyOf(w.key, p0.Records[0])
+	}
+	return r.after(w, firstKey, prev)
 }
 
 // firstPage awaits the window's first page, once. Traversal goroutine.
@@ -473,10 +528,14 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 	}
 	r.size(w, r0.page, want)
 	check := newWindowCheck(r, w, r0.page.Count)
+	var prev commerce.Page[T]
 	for i := 0; ; i++ {
 		rp := r0
 		if i > 0 {
 			if rp, err = await(ctx, w.pages[i]); err != nil {
+				if offsetRefused(err) {
+					return false, r.endBefore(ctx, w, i, r0.page, prev, err), nil
+				}
 				return false, none, err
 			}
 		}
@@ -484,25 +543,11 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 		if err != nil {
 			return false, none, err
 		}
-		short := len(rp.page.Records) < r.pageSize
-		for j, rec := range records {
-			if err := check.record(rec); err != nil {
-				return false, none, err
-			}
-			done, err := deliver(rec)
-			if err != nil {
-				return false, none, err
-			}
-			if done {
-				w.cancel()
-				w.ended = short && j == len(records)-1 && check.end(rp.page) == nil
-				return true, none, nil
-			}
+		if done, err := r.hand(w, check, rp.page, records, deliver); done || err != nil {
+			return done, none, err
 		}
-		if n := len(records); n > 0 && w.stride != r.pageSize && w.key.checked() {
-			w.lastKey, _ = keyOf(w.key, records[n-1])
-		}
-		if short {
+		prev = rp.page
+		if len(rp.page.Records) < r.pageSize {
 			// The window ends here: what is requested past it is not needed.
 			w.cancel()
 			err := check.end(rp.page)
@@ -523,6 +568,30 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 		err = cont.err
 	}
 	return false, cont, err
+}
+
+// hand checks the records of page, one of w's, and hands them to
+// deliver; done when deliver had enough. Traversal goroutine.
+func (r *windowReader[T]) hand(w *pageWindow[T], check *windowCheck[T], page commerce.Page[T], records []T, deliver func(T) (bool, error)) (bool, error) {
+	for j, rec := range records {
+		if err := check.record(rec); err != nil {
+			return false, err
+		}
+		done, err := deliver(rec)
+		if err != nil {
+			return false, err
+		}
+		if done {
+			w.cancel()
+			short := len(page.Records) < r.pageSize
+			w.ended = short && j == len(records)-1 && check.end(page) == nil
+			return true, nil
+		}
+	}
+	if n := len(records); n > 0 && w.stride != r.pageSize && w.key.checked() {
+		w.lastKey, _ = keyOf(w.key, records[n-1])
+	}
+	return false, nil
 }
 
 // contractError is a ProtocolError of a list request of the endpoint with
@@ -557,7 +626,7 @@ type windowCheck[T commerce.Record] struct {
 
 func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], count commerce.Count) *windowCheck[T] {
 	return &windowCheck[T]{r: r, w: w, count: count,
-		inWindow: make(map[string]struct{}, min(count.Hint(), r.windowCap))}
+		inWindow: make(map[string]struct{}, min(count.Hint(), r.maxWindow()))}
 }
 
 // page checks page i and returns its records that are new: without the
@@ -635,7 +704,7 @@ func (c *windowCheck[T]) end(p commerce.Page[T]) error {
 			return errWindowChanged
 		}
 	case commerce.CountUnlabelled, commerce.CountLowerBound, commerce.CountObserved:
-		if held < min(n, c.r.windowCap) {
+		if held < min(n, c.r.maxWindow()) {
 			return errWindowChanged
 		}
 	}

@@ -224,7 +224,7 @@ func (l *listRun[T]) run(ctx context.Context, key sortKey) (*recordSink[T], erro
 			if _, ferr := out.flush(); err == nil {
 				err = ferr
 			}
-			if err == nil && key.attr == "updated_at" && key.desc {
+			if err == nil && key.caughtUp() {
 				err = l.catchUp(ctx, out, key)
 			}
 		} else {

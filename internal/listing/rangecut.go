@@ -116,12 +116,12 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 			return w.offsetLimitErrorFor(err, win)
 		}
 		size := r0.page.Count.Hint()
-		target := int(windowFill * float64(w.windowCap))
+		target := int(windowFill * float64(w.maxWindow()))
 		// A window that reaches the offset limit full cannot show its end:
 		// a span the count fills to the limit is cut at once, where the
 		// count is at most the truth. An estimate that says so is read
 		// first: past the limit only if its pages are full up to it.
-		if size < w.windowCap || !r0.page.Count.AtMostTruth() {
+		if size < w.maxWindow() || !r0.page.Count.AtMostTruth() {
 			var held []T
 			ended, _, err := w.read(ctx, win, unlimited, func(rec T) (bool, error) { held = append(held, rec); return false, nil })
 			switch {
@@ -129,7 +129,7 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 				return deliverAll(held, deliver)
 			case err == nil:
 				// Full up to the offset limit: more than the count said.
-				size = w.windowCap + 1
+				size = w.maxWindow() + 1
 			case !errors.Is(err, errWindowChanged):
 				return w.offsetLimitErrorFor(err, win)
 			case attr == "" && w.idsRanged():

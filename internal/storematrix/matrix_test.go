@@ -172,6 +172,10 @@ type matrixCase struct {
 	// listings announced together, each shared by its own readers.
 	otherSort string
 	groups    []int
+	// offsetLimit: the store serves offsets up to this, below the
+	// documented 10,000 (0: 10,000); a soft limit is a store's setting
+	// (page_offset_limit), and the emulator applies it to every endpoint.
+	offsetLimit int
 
 	pageSize int // 0: the engine's default
 	filter   string
@@ -269,6 +273,9 @@ func (c matrixCase) String() string {
 	}
 	if c.otherSort != "" {
 		fmt.Fprintf(&b, ", readers %v in group 1 sorted %q", c.groups, c.otherSort)
+	}
+	if c.offsetLimit > 0 {
+		fmt.Fprintf(&b, ", offsets up to %d", c.offsetLimit)
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -479,7 +486,13 @@ func (c *matrixCase) drawMore(rng *rand.Rand) {
 			}
 		}
 	}
+	if rng.IntN(8) == 0 {
+		c.offsetLimit = 200 + rng.IntN(9000)
+	}
 }
+
+// maxOffset is the largest page[offset] the store serves.
+func (c matrixCase) maxOffset() int { return cmp.Or(c.offsetLimit, commerce.OffsetLimit) }
 
 // sortOf is the sort of group g's readers as they send it ("" for the
 // endpoint's default).
@@ -516,7 +529,7 @@ func (c matrixCase) options() emulator.Options {
 	opts := emulator.Options{Seed: int64(c.seed), Orders: -1, Files: -1, Accounts: -1, Customers: -1, Hierarchies: -1,
 		Counting: c.counting, ShuffleTies: c.shuffle, TokenRequests: c.tokenUses, TokenLifetime: c.tokenLifetime,
 		Latency: c.latency, RateLimit: c.rateLimit, RateLimitCountsRefused: c.refusedCount, RateLimitRetryAfter: c.limitRetryAfter,
-		FileSizeTieGroups: c.sizeTies, FlatTimestamps: c.flat, StringStatus: c.stringStatus}
+		FileSizeTieGroups: c.sizeTies, FlatTimestamps: c.flat, StringStatus: c.stringStatus, OffsetLimit: c.offsetLimit}
 	size := c.size
 	if size == 0 {
 		size = -1
@@ -1092,7 +1105,7 @@ func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before
 	// Where the service cannot filter created_at, the provider applies the
 	// buffer itself and the service's count is no count of the result.
 	exact := c.countsExactlyWhenAsked() && (c.buffer == 0 || endpointFilters(c.res.endpoint, "created_at", filter.Lt))
-	checkTotal(t, what, k, pageSize, exact, before, w, o, limited)
+	checkTotal(t, what, k, pageSize, c.maxOffset(), exact, before, w, o, limited)
 }
 
 // countsExactlyWhenAsked: the store answers page[total_method]=exact with
@@ -1158,7 +1171,7 @@ func checkComplete(t *testing.T, what string, got []string, seen map[string]bool
 // match and saw the end (max_results equal to the matches, ending on a
 // short page); and known past max_results where the reader counts
 // matches (count_matches) at a store that counts exactly when asked.
-func checkTotal(t *testing.T, what string, k keep, pageSize int, exact bool, before snap, w written, o readerOut, limited bool) {
+func checkTotal(t *testing.T, what string, k keep, pageSize, maxOffset int, exact bool, before snap, w written, o readerOut, limited bool) {
 	t.Helper()
 	n := len(o.ids) + len(o.late)
 	switch {
@@ -1166,7 +1179,7 @@ func checkTotal(t *testing.T, what string, k keep, pageSize int, exact bool, bef
 		t.Errorf("%s: listed all %d matches, but total is %d (known %v)", what, n, o.res.Total, o.res.TotalKnown)
 	case !w.any() && o.res.TotalKnown && o.res.Total != len(before.ids):
 		t.Errorf("%s: total %d, the store has %d matches", what, o.res.Total, len(before.ids))
-	case !w.any() && limited && len(before.ids) == k.maxResults && len(before.ids) <= commerce.OffsetLimit/2 && len(before.ids)%pageSize != 0 && !o.res.TotalKnown:
+	case !w.any() && limited && len(before.ids) == k.maxResults && len(before.ids) <= maxOffset/2 && len(before.ids)%pageSize != 0 && !o.res.TotalKnown:
 		t.Errorf("%s: listed all %d matches (max_results %d) and saw the end, but total is unknown", what, n, k.maxResults)
 	case !w.any() && limited && k.countMatches && exact && !o.res.TotalKnown:
 		t.Errorf("%s: listed %d of %d matches, counting them at a store that counts exactly when asked, but total is unknown", what, n, len(before.ids))
@@ -1253,12 +1266,12 @@ func excused(c matrixCase, matches int, err error) string {
 		pageSize = commerce.DefaultPageSize
 	}
 	switch {
-	case errors.As(err, &unlistable) && sizeTie(commerce.OffsetLimit):
+	case errors.As(err, &unlistable) && sizeTie(c.maxOffset()):
 		return "more files share one file_size than the offset limit reaches, and files filter by nothing finer"
 	case sizeTie(pageSize) && c.writeEvery > 0 && (c.deletes > 0 || c.pair) && errors.As(err, &protocol) &&
 		strings.Contains(err.Error(), "with file_size = ") && strings.Contains(err.Error(), "disagreed between pages"):
 		return "deletes during every read of a file_size tie group larger than a page: files filter by nothing finer, so offsets are all that pages the group, and they shift with every delete"
-	case errors.As(err, &unlistable) && uncuttable && matches > commerce.OffsetLimit:
+	case errors.As(err, &unlistable) && uncuttable && matches > c.maxOffset():
 		return "more matches than the offset limit reaches, at an endpoint that ignores sort=, has no range attribute and does not bound ids"
 	case uncuttable && c.writeEvery > 0 && errors.As(err, &protocol) && strings.Contains(err.Error(), "disagreed between pages"):
 		return "writes during the read at an endpoint that ignores sort=, has no range attribute and does not bound ids: offsets in the service's own order are all there is, and they shift with every write"
