@@ -291,6 +291,12 @@ func (r Endpoint) FilterAttributeNames() []string {
 	return out
 }
 
+// FiltersWith reports whether the service filters attr with op.
+func (r Endpoint) FiltersWith(attr string, op filter.Op) bool {
+	f, ok := r.Filters[attr]
+	return ok && f.Allows(op)
+}
+
 // KeysetCapable reports whether the service can page through attr by
 // keyset: sort by it and bound it from both sides.
 func (r Endpoint) KeysetCapable(attr string) bool {

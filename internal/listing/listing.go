@@ -203,7 +203,7 @@ func (l *Listing[T]) createdBeforeFilter(need Need) (filter.Parsed, string) {
 	}
 	cut := filter.FormatTimestamp(need.CreatedBefore)
 	room := l.e.room(l.kind.Endpoint)
-	if f, ok := room.endpoint.Filters["created_at"]; ok && f.Allows(filter.Lt) {
+	if room.endpoint.FiltersWith("created_at", filter.Lt) {
 		if narrowed, _, err := room.narrowed(l.filter, filter.Expr{filter.NewTerm(filter.Lt, "created_at", cut)}, l.key.param(), ""); err == nil {
 			return narrowed, ""
 		}

@@ -142,7 +142,7 @@ func rulesFor(r commerce.Endpoint, known bool) (*commerce.Endpoint, string) {
 
 // exampleFilter is a valid filter expression for a known endpoint.
 func exampleFilter(r commerce.Endpoint) string {
-	if f, ok := r.Filters["created_at"]; ok && f.Allows(filter.Ge) {
+	if r.FiltersWith("created_at", filter.Ge) {
 		return "ge(created_at," + exampleTimestamp + ")"
 	}
 	for _, name := range r.FilterAttributeNames() {

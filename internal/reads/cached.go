@@ -56,9 +56,9 @@ func readCached[T commerce.Record](ctx context.Context, r *Reads, l *listing.Lis
 func notRefreshable[T commerce.Record](l *listing.Listing[T], need listing.Need) string {
 	ep := l.Kind().Endpoint
 	switch {
-	case !endpointFilters(ep, "updated_at", filter.Ge):
+	case !ep.FiltersWith("updated_at", filter.Ge):
 		return ep.Name + " cannot be filtered by updated_at, so the changes since the last read cannot be asked for"
-	case !endpointFilters(ep, "created_at", filter.Ge) || !endpointFilters(ep, "created_at", filter.Lt):
+	case !ep.FiltersWith("created_at", filter.Ge) || !ep.FiltersWith("created_at", filter.Lt):
 		return ep.Name + " cannot be filtered by created_at ranges, so deleted records cannot be found"
 	case need.MaxResults > 0:
 		return "max_results is set: records beyond the cut can move into it, and the cache holds none of them"
@@ -68,11 +68,6 @@ func notRefreshable[T commerce.Record](l *listing.Listing[T], need listing.Need)
 		return "the filter's in() is listed in parts"
 	}
 	return ""
-}
-
-func endpointFilters(ep commerce.Endpoint, attr string, op filter.Op) bool {
-	f, ok := ep.Filters[attr]
-	return ok && f.Allows(op)
 }
 
 // readInFull reads the listing in full, says why at INFO, and keeps its

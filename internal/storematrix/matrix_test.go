@@ -284,74 +284,93 @@ func (c matrixCase) String() string {
 
 // drawCase draws a case from seed.
 func drawCase(seed uint64) matrixCase {
-	rng := rand.New(rand.NewPCG(seed, 0x73746f7265)) // "store"
-	pick := func(weights ...int) int {
-		total := 0
-		for _, w := range weights {
-			total += w
-		}
-		n := rng.IntN(total)
-		for i, w := range weights {
-			if n < w {
-				return i
-			}
-			n -= w
-		}
-		return len(weights) - 1
+	d := drawer{rand.New(rand.NewPCG(seed, 0x73746f7265))} // "store"
+	c := matrixCase{seed: seed, res: resources[d.IntN(len(resources))]}
+	d.store(&c)
+	d.adversities(&c)
+	d.reads(&c)
+	c.drawMore(rand.New(rand.NewPCG(seed, 0x6d6f7265))) // "more"
+	return c
+}
+
+// drawer draws a case's first dimensions from the "store" stream, in an
+// order that must not change: a printed seed draws the same case.
+type drawer struct{ *rand.Rand }
+
+// pick draws an index with the given weights.
+func (d drawer) pick(weights ...int) int {
+	total := 0
+	for _, w := range weights {
+		total += w
 	}
-	c := matrixCase{seed: seed, res: resources[rng.IntN(len(resources))]}
+	n := d.IntN(total)
+	for i, w := range weights {
+		if n < w {
+			return i
+		}
+		n -= w
+	}
+	return len(weights) - 1
+}
+
+// store draws the store: its size, how it counts, its ties, and whether
+// it ignores sort=.
+func (d drawer) store(c *matrixCase) {
 	// Sizes: most small, some past the offset limit, a few up to 30,000.
-	switch pick(6, 40, 34, 14, 6) {
+	switch d.pick(6, 40, 34, 14, 6) {
 	case 0:
 		c.size = 0
 	case 1:
-		c.size = 1 + rng.IntN(300)
+		c.size = 1 + d.IntN(300)
 	case 2:
-		c.size = 300 + rng.IntN(2700)
+		c.size = 300 + d.IntN(2700)
 	case 3:
-		c.size = 3000 + rng.IntN(9000)
+		c.size = 3000 + d.IntN(9000)
 	default:
-		c.size = 12000 + rng.IntN(18001)
+		c.size = 12000 + d.IntN(18001)
 	}
-	small := c.size <= 3000
-
 	methods := []string{"", emulator.CountExact, emulator.CountLowerBound, emulator.CountObserved, emulator.CountEstimate, emulator.CountNone}
-	c.counting.Method = methods[rng.IntN(len(methods))]
+	c.counting.Method = methods[d.IntN(len(methods))]
 	switch c.counting.Method {
 	case emulator.CountLowerBound:
-		c.counting.Cap = []int{100, 1000, 10000}[rng.IntN(3)]
+		c.counting.Cap = []int{100, 1000, 10000}[d.IntN(3)]
 	case emulator.CountEstimate:
-		c.counting.Percent = 1 + rng.IntN(20)
+		c.counting.Percent = 1 + d.IntN(20)
 	}
 	// A store may leave any count but an estimate unlabelled: the API
 	// documents an unlabelled count as exact or a lower bound, and an
 	// estimate is neither (one that says more than the truth without a
 	// label breaks the contract the provider checks windows by).
-	c.counting.Unlabelled = c.counting.Method != "" && c.counting.Method != emulator.CountEstimate && rng.IntN(4) == 0
-	c.counting.IgnoreExact = rng.IntN(3) == 0
+	c.counting.Unlabelled = c.counting.Method != "" && c.counting.Method != emulator.CountEstimate && d.IntN(4) == 0
+	c.counting.IgnoreExact = d.IntN(3) == 0
 
-	switch pick(3, 3, 2) {
+	switch d.pick(3, 3, 2) {
 	case 0: // none
 	case 1: // the emulator's default group
 		c.defTies = true
-		c.shuffle = rng.IntN(2) == 0
+		c.shuffle = d.IntN(2) == 0
 	case 2:
-		n := 1 + rng.IntN(4)
+		n := 1 + d.IntN(4)
 		for range n {
-			c.ties = append(c.ties, 2+rng.IntN(min(2000, max(2, c.size/n))))
+			c.ties = append(c.ties, 2+d.IntN(min(2000, max(2, c.size/n))))
 		}
-		c.shuffle = rng.IntN(2) == 0
+		c.shuffle = d.IntN(2) == 0
 	}
-	c.ignore = rng.IntN(8) == 0
+	c.ignore = d.IntN(8) == 0
+}
 
-	if rng.IntN(2) == 0 {
-		c.writeEvery = []int{1, 2, 3, 5, 20}[rng.IntN(5)]
-		c.creates, c.deletes, c.upds = rng.IntN(4), rng.IntN(4), rng.IntN(4)
+// adversities draws what the store does to a read: writes, tokens that
+// die young, latency, a rate limit and faults.
+func (d drawer) adversities(c *matrixCase) {
+	small := c.size <= 3000
+	if d.IntN(2) == 0 {
+		c.writeEvery = []int{1, 2, 3, 5, 20}[d.IntN(5)]
+		c.creates, c.deletes, c.upds = d.IntN(4), d.IntN(4), d.IntN(4)
 		if c.creates+c.deletes+c.upds == 0 {
 			c.creates = 1
 		}
 	}
-	switch pick(6, 1, 1, 1) {
+	switch d.pick(6, 1, 1, 1) {
 	case 1:
 		c.tokenUses = 3
 	case 2:
@@ -359,32 +378,36 @@ func drawCase(seed uint64) matrixCase {
 	case 3:
 		c.tokenUses = 50
 	}
-	if rng.IntN(10) == 0 {
+	if d.IntN(10) == 0 {
 		c.tokenLifetime = 2 * time.Second
 	}
-	switch pick(6, 2, 1) {
+	switch d.pick(6, 2, 1) {
 	case 1:
-		c.latency = time.Duration(1+rng.IntN(3)) * time.Millisecond
+		c.latency = time.Duration(1+d.IntN(3)) * time.Millisecond
 	case 2:
 		if small {
-			c.latency = time.Duration(5+rng.IntN(16)) * time.Millisecond
+			c.latency = time.Duration(5+d.IntN(16)) * time.Millisecond
 		}
 	}
-	if small && rng.IntN(5) == 0 {
-		c.rateLimit = []float64{20, 25, 50, 100}[rng.IntN(4)]
+	if small && d.IntN(5) == 0 {
+		c.rateLimit = []float64{20, 25, 50, 100}[d.IntN(4)]
 		if c.size > 1000 && c.rateLimit < 50 {
 			c.rateLimit = 50
 		}
 	}
-	if rng.IntN(3) == 0 {
-		c.faultRate = []float64{0.01, 0.03, 0.05}[rng.IntN(3)]
+	if d.IntN(3) == 0 {
+		c.faultRate = []float64{0.01, 0.03, 0.05}[d.IntN(3)]
 		kinds := []string{"503", "500", "502", "504", "429", "429-retry-after", "stall", "cut", "reset"}
-		for range 1 + rng.IntN(3) {
-			c.faultKinds = append(c.faultKinds, kinds[rng.IntN(len(kinds))])
+		for range 1 + d.IntN(3) {
+			c.faultKinds = append(c.faultKinds, kinds[d.IntN(len(kinds))])
 		}
 	}
+}
 
-	switch pick(4, 1, 2, 2) {
+// reads draws the reads: page size, filter, sort, the readers and what
+// each keeps, plans, the cache, lookups and where.
+func (d drawer) reads(c *matrixCase) {
+	switch d.pick(4, 1, 2, 2) {
 	case 1:
 		if c.size <= 2000 {
 			c.pageSize = 10
@@ -394,21 +417,21 @@ func drawCase(seed uint64) matrixCase {
 	case 3:
 		c.pageSize = 100
 	}
-	if rng.IntN(2) == 0 {
-		c.filter = c.res.filters[rng.IntN(len(c.res.filters))]
+	if d.IntN(2) == 0 {
+		c.filter = c.res.filters[d.IntN(len(c.res.filters))]
 	}
-	if rng.IntN(6) > 0 {
+	if d.IntN(6) > 0 {
 		sorts := c.res.endpoint.SortAttributes()
-		c.sort = sorts[rng.IntN(len(sorts))]
-		if rng.IntN(2) == 0 {
+		c.sort = sorts[d.IntN(len(sorts))]
+		if d.IntN(2) == 0 {
 			c.sort = "-" + c.sort
 		}
 	}
-	for range 1 + pick(6, 2, 1) {
-		k := keep{includeJSON: rng.IntN(4) == 0, countMatches: rng.IntN(3) == 0}
-		switch pick(6, 2, 1) {
+	for range 1 + d.pick(6, 2, 1) {
+		k := keep{includeJSON: d.IntN(4) == 0, countMatches: d.IntN(3) == 0}
+		switch d.pick(6, 2, 1) {
 		case 1:
-			k.maxResults = 1 + rng.IntN(max(1, c.size+c.size/10+5))
+			k.maxResults = 1 + d.IntN(max(1, c.size+c.size/10+5))
 		case 2:
 			// Exactly the records there are, where no filter is drawn:
 			// the read lists them all and sees the end.
@@ -416,12 +439,10 @@ func drawCase(seed uint64) matrixCase {
 		}
 		c.readers = append(c.readers, k)
 	}
-	c.plans = 1 + pick(5, 2, 1)
-	c.cache = c.plans > 1 && rng.IntN(2) == 0
-	c.lookups = rng.IntN(3)
-	c.where = c.res.name != "files" && rng.IntN(4) == 0
-	c.drawMore(rand.New(rand.NewPCG(seed, 0x6d6f7265))) // "more"
-	return c
+	c.plans = 1 + d.pick(5, 2, 1)
+	c.cache = c.plans > 1 && d.IntN(2) == 0
+	c.lookups = d.IntN(3)
+	c.where = c.res.name != "files" && d.IntN(4) == 0
 }
 
 // drawMore draws the dimensions added after the first ones, from their
@@ -604,36 +625,79 @@ func probed(path string) kindOf[commerce.Generic] {
 }
 
 func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, path string, kindFor kindOf[T]) {
-	rng := rand.New(rand.NewPCG(c.seed, 0x7265616473))                             // "reads"
-	w := &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))} // "write"
-	srv.SetFaults(w.fault(c, path))
+	m := startRun(t, c, srv, path, kindFor)
+	m.text, m.parsed, m.keep = readFilter(t, c, srv, m.rng)
+	for plan := range c.plans {
+		m.runPlan(plan)
+		if t.Failed() {
+			return
+		}
+	}
+}
 
+// matrixRun is one draw's reads of one endpoint, plan after plan: the
+// engine and reads a provider would hold, the store's writer, and the
+// filter every reader sends.
+type matrixRun[T commerce.Record] struct {
+	t         *testing.T
+	c         matrixCase
+	srv       *emulator.Server
+	rng       *rand.Rand
+	w         *writer
+	e         *listing.Engine
+	r         *reads.Reads
+	kind      commerce.Kind[T]
+	announced *coalesce.Announced
+
+	text   string        // the filter as the store's answer is taken ("" where parsed names ids)
+	parsed filter.Parsed // the filter the readers send
+	keep   func() map[string]bool
+	sorts  [2]string // each group's order, as the store sorts it
+}
+
+// startRun builds the engine and reads for path, as a provider's
+// configure does, and finds out what the endpoint can do.
+func startRun[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, path string, kindFor kindOf[T]) *matrixRun[T] {
+	m := &matrixRun[T]{t: t, c: c, srv: srv,
+		rng: rand.New(rand.NewPCG(c.seed, 0x7265616473)),                               // "reads"
+		w:   &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))}} // "write"
+	srv.SetFaults(m.w.fault(c, path))
 	cl := newMatrixClient(t, srv, func(cfg *client.Config) { cfg.MaxParallelRequests, cfg.RateLimit = c.maxParallel, c.rateCap })
-	e, err := listing.New(cl, listing.Options{PageSize: c.pageSize})
-	if err != nil {
+	var err error
+	if m.e, err = listing.New(cl, listing.Options{PageSize: c.pageSize}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
-	kind, err := kindFor(ctx, e)
+	m.kind, err = kindFor(ctx, m.e)
 	cancel()
 	if err != nil {
 		t.Fatalf("what %s can do: %v", path, err)
 	}
 	// The checks hold the read to what the provider knows of the
 	// endpoint: the table's row or what the probe found.
-	c.res.endpoint = kind.Endpoint
+	m.c.res.endpoint = m.kind.Endpoint
 	// Each reader is announced before any reads, as Terraform validates
 	// the data sources of one walk step before it reads them: the
 	// readers of one listing share it (coalesce).
-	announced := &coalesce.Announced{}
-	opts := reads.Options{Announced: announced}
+	m.announced = &coalesce.Announced{}
+	opts := reads.Options{Announced: m.announced}
 	if c.cache {
 		opts.Snapshots = &memSnapshots{m: map[string][]byte{}}
 	}
-	r := reads.New(e, opts)
+	m.r = reads.New(m.e, opts)
+	for g := range m.sorts {
+		if m.sorts[g] = m.c.sortOf(g); m.sorts[g] == "" {
+			m.sorts[g] = m.c.res.endpoint.DefaultSort
+		}
+	}
+	return m
+}
 
-	text := c.filter
-	var parsed filter.Parsed
+// readFilter draws the filter the readers send (parsed), the text the
+// store's answer is taken with, and keep, which narrows that answer to
+// what the filter's ids and where item keep (nil: all of it).
+func readFilter(t *testing.T, c matrixCase, srv *emulator.Server, rng *rand.Rand) (text string, parsed filter.Parsed, keep func() map[string]bool) {
+	text = c.filter
 	var named map[string]bool // the ids of {ids}
 	switch text {
 	case "{ids}":
@@ -652,12 +716,12 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 	case "{id-from}":
 		text = "ge(id,8)"
 	}
-	if text != "" && len(parsed.Terms) == 0 {
+	if text != "" {
+		var err error
 		if parsed, err = filter.ParseText(text); err != nil {
 			t.Fatalf("filter %q: %v", text, err)
 		}
 	}
-	var keep func() map[string]bool
 	if c.where {
 		var term filter.Term
 		term, keep = drawWhere(srv, c.res.name, rng)
@@ -676,83 +740,89 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 			return kept
 		}
 	}
-	// The order each group's readers ask for, as the store sorts it.
-	var sorts [2]string
-	for g := range sorts {
-		if sorts[g] = c.sortOf(g); sorts[g] == "" {
-			sorts[g] = c.res.endpoint.DefaultSort
-		}
+	return text, parsed, keep
+}
+
+// runPlan runs one plan: the store changes that come before it, every
+// reader at once with writes during the reads, then the checks.
+func (m *matrixRun[T]) runPlan(plan int) {
+	c, t := m.c, m.t
+	pc := c.atPlan(plan)
+	if plan == 1 {
+		m.changeStore(pc)
 	}
-	pageSize := c.pageSize
-	if pageSize == 0 {
-		pageSize = commerce.DefaultPageSize
+	var before, after [2]snap
+	for g, sort := range m.sorts {
+		before[g] = snapshot(t, m.srv, c.res.name, m.text, sort, m.keep)
 	}
-	for plan := range c.plans {
-		pc := c.atPlan(plan)
-		if plan == 1 {
-			if c.recount != nil {
-				srv.SetCounting(*c.recount)
+	m.w.begin(t)
+	outs := m.readAll(plan)
+	writes := m.w.end()
+	for g, sort := range m.sorts {
+		after[g] = snapshot(t, m.srv, c.res.name, m.text, sort, m.keep)
+	}
+	pageSize := cmp.Or(c.pageSize, commerce.DefaultPageSize)
+	for i, k := range c.readers {
+		what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
+		g := c.group(i)
+		check(t, pc, what, k, pageSize, before[g], after[g], writes, outs[i])
+	}
+	for g := range m.sorts {
+		var mine []readerOut
+		for i, o := range outs {
+			if c.group(i) == g {
+				mine = append(mine, o)
 			}
-			if c.flipSort {
-				var ignored []string
-				if pc.ignore {
-					ignored = []string{c.res.name}
-				}
-				srv.SetIgnoreSort(ignored...)
-			}
 		}
-		var before, after [2]snap
-		for g, sort := range sorts {
-			before[g] = snapshot(t, srv, c.res.name, text, sort, keep)
+		checkShared(t, fmt.Sprintf("plan %d, group %d", plan+1, g), mine)
+	}
+	for i := range c.lookups {
+		lookUp(t, pc, m.srv, m.e, m.kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, m.rng)
+	}
+}
+
+// changeStore makes the changes drawn for the plans after the first: how
+// the store counts, and whether it ignores sort=.
+func (m *matrixRun[T]) changeStore(pc matrixCase) {
+	if m.c.recount != nil {
+		m.srv.SetCounting(*m.c.recount)
+	}
+	if m.c.flipSort {
+		var ignored []string
+		if pc.ignore {
+			ignored = []string{m.c.res.name}
 		}
-		w.begin(t)
-		outs := make([]readerOut, len(c.readers))
-		readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
-		for i := range c.readers {
-			announced.Announce(readerKey(i))
-		}
-		var wg sync.WaitGroup
-		for i, k := range c.readers {
-			wg.Go(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
-				defer cancel()
-				ctx, arrival := coalesce.WithArrival(ctx, announced, readerKey(i))
-				defer arrival.Arrive()
-				q := listing.Query{Filter: parsed, Sort: c.sortOf(c.group(i)), MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
-					ConsistencyBuffer: c.buffer}
-				o := &outs[i]
-				o.res, o.err = reads.Read(ctx, r, kind, q, listing.Reader[T]{
-					Emit: func(rec T) error { o.ids = append(o.ids, rec.RecordID()); return nil },
-					Late: func(rec T) error { o.late = append(o.late, rec.RecordID()); return nil },
-				})
+		m.srv.SetIgnoreSort(ignored...)
+	}
+}
+
+// readAll announces every reader of the plan, then reads them all at
+// once, as Terraform reads the data sources of one walk step.
+func (m *matrixRun[T]) readAll(plan int) []readerOut {
+	c := m.c
+	outs := make([]readerOut, len(c.readers))
+	readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
+	for i := range c.readers {
+		m.announced.Announce(readerKey(i))
+	}
+	var wg sync.WaitGroup
+	for i, k := range c.readers {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
+			defer cancel()
+			ctx, arrival := coalesce.WithArrival(ctx, m.announced, readerKey(i))
+			defer arrival.Arrive()
+			q := listing.Query{Filter: m.parsed, Sort: c.sortOf(c.group(i)), MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
+				ConsistencyBuffer: c.buffer}
+			o := &outs[i]
+			o.res, o.err = reads.Read(ctx, m.r, m.kind, q, listing.Reader[T]{
+				Emit: func(rec T) error { o.ids = append(o.ids, rec.RecordID()); return nil },
+				Late: func(rec T) error { o.late = append(o.late, rec.RecordID()); return nil },
 			})
-		}
-		wg.Wait()
-		writes := w.end()
-		for g, sort := range sorts {
-			after[g] = snapshot(t, srv, c.res.name, text, sort, keep)
-		}
-		for i, k := range c.readers {
-			what := fmt.Sprintf("plan %d, reader %d (%+v)", plan+1, i+1, k)
-			g := c.group(i)
-			check(t, pc, what, k, pageSize, before[g], after[g], writes, outs[i])
-		}
-		for g := range sorts {
-			var mine []readerOut
-			for i, o := range outs {
-				if c.group(i) == g {
-					mine = append(mine, o)
-				}
-			}
-			checkShared(t, fmt.Sprintf("plan %d, group %d", plan+1, g), mine)
-		}
-		for i := range c.lookups {
-			lookUp(t, pc, srv, e, kind, fmt.Sprintf("plan %d, lookup %d", plan+1, i+1), writes, rng)
-		}
-		if t.Failed() {
-			return
-		}
+		})
 	}
+	wg.Wait()
+	return outs
 }
 
 // readDeadline bounds one read, so that a read that never ends fails its
@@ -1104,7 +1174,7 @@ func check(t *testing.T, c matrixCase, what string, k keep, pageSize int, before
 	}
 	// Where the service cannot filter created_at, the provider applies the
 	// buffer itself and the service's count is no count of the result.
-	exact := c.countsExactlyWhenAsked() && (c.buffer == 0 || endpointFilters(c.res.endpoint, "created_at", filter.Lt))
+	exact := c.countsExactlyWhenAsked() && (c.buffer == 0 || c.res.endpoint.FiltersWith("created_at", filter.Lt))
 	checkTotal(t, what, k, pageSize, c.maxOffset(), exact, before, w, o, limited)
 }
 
@@ -1277,11 +1347,6 @@ func excused(c matrixCase, matches int, err error) string {
 		return "writes during the read at an endpoint that ignores sort=, has no range attribute and does not bound ids: offsets in the service's own order are all there is, and they shift with every write"
 	}
 	return ""
-}
-
-func endpointFilters(e commerce.Endpoint, attr string, op filter.Op) bool {
-	f, ok := e.Filters[attr]
-	return ok && f.Allows(op)
 }
 
 // idsRanged reports whether e filters ids by range, which cuts a listing
