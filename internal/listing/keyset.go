@@ -56,7 +56,8 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 			// keyset pages, which depend on no offset, then go back to
 			// parallel offset pages. From the window's last whole page
 			// handed out, where there is one: the records up to it are
-			// complete, its pages having shared their records.
+			// complete, its pages having shared their records or given
+			// one steady count.
 			win.cancel()
 			from := win.bound
 			if win.progressed() {

@@ -135,7 +135,8 @@ type pageWindow[T commerce.Record] struct {
 	// lastKey is the sort value of the last record of the last page read
 	// handed out whole, once one was (traversal goroutine only): the
 	// window's records up to it are complete, its pages having shared
-	// their records, so a window that changed later goes on from there.
+	// their records or, end to end, given one steady count (windowCheck),
+	// so a window that changed later goes on from there.
 	lastKey string
 }
 
@@ -265,7 +266,7 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 		return
 	}
 	w.sized = true
-	w.stride = r.stride(p0.Count, w.key)
+	w.stride = r.stride(w, p0.Count)
 	w.last = r.lastPage(w.stride)
 	w.requested = 1
 	if len(p0.Records) < r.pageSize {
@@ -410,9 +411,12 @@ func (r *windowReader[T]) nextWindowFits(w *pageWindow[T], p0 commerce.Page[T]) 
 // whole pages keeps them whole. In other orders (updated_at, name), an
 // update that moves its record on moves every record between one place
 // back, which can slide one into the gap between two pages unseen while
-// the count stays as it was. Any goroutine.
-func (r *windowReader[T]) stride(count commerce.Count, key sortKey) int {
-	if r.maxMatches > 0 && count.Steady() && (key.fixed() || key.caughtUp()) {
+// the count stays as it was. The count must be the store's own: a first
+// page that asked for an exact count (exactCount) says nothing of the
+// pages after it, which do not ask, and whose lazy counts may not show a
+// delete. Any goroutine.
+func (r *windowReader[T]) stride(w *pageWindow[T], count commerce.Count) int {
+	if r.maxMatches > 0 && count.Steady() && !w.exactCount && (w.key.fixed() || w.key.caughtUp()) {
 		return r.pageSize
 	}
 	return r.overlapStride()
@@ -588,7 +592,7 @@ func (r *windowReader[T]) hand(w *pageWindow[T], check *windowCheck[T], page com
 			return true, nil
 		}
 	}
-	if n := len(records); n > 0 && w.stride != r.pageSize && w.key.checked() {
+	if n := len(records); n > 0 && w.key.checked() {
 		w.lastKey, _ = keyOf(w.key, records[n-1])
 	}
 	return false, nil
@@ -635,12 +639,12 @@ func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], cou
 func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	c.offset = i * c.w.stride
 	overlap := c.w.stride != c.r.pageSize
-	if !overlap && c.count.Steady() && p.Count.Steady() && p.Count.N != c.count.N {
-		// Pages that do not overlap show a write by the count alone.
-		// (The first page may have asked for the exact count the others
-		// did not: their labels may differ.) Overlapping pages show it
-		// where it matters, at their shared record; a count that moved
-		// elsewhere skipped nothing.
+	if !overlap && (!p.Count.Steady() || p.Count.N != c.count.N) {
+		// Pages that do not overlap show a write by the count alone, so
+		// each must give the steady count the first gave (stride chose
+		// them on it). Overlapping pages show it where it matters, at
+		// their shared record; a count that moved elsewhere skipped
+		// nothing.
 		return nil, errWindowChanged
 	}
 	if !overlap || i == 0 {

@@ -3,6 +3,7 @@ package storematrix
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,27 @@ func TestNamedStores(t *testing.T) {
 			}
 			c := n.c
 			c.seed = uint64(1000 + i)
+			runCase(t, c)
+		})
+	}
+}
+
+// seedsThatFailed are draws of the nightly matrix that once lost a record,
+// each run as drawn (its seed names every stream it draws from).
+var seedsThatFailed = []struct {
+	seed uint64
+	why  string
+}{
+	{1677577, "an update slid a record between pages of an in() sorted by updated_at"},
+	{1681145, "a delete slid a record between pages of an in() whose first page asked for an exact count, the others given a lower bound"},
+}
+
+func TestSeedsThatFailedOnce(t *testing.T) {
+	for _, f := range seedsThatFailed {
+		c := drawCase(f.seed)
+		t.Run(fmt.Sprintf("seed=%d", f.seed), func(t *testing.T) {
+			t.Parallel()
+			t.Log(f.why)
 			runCase(t, c)
 		})
 	}
