@@ -172,6 +172,9 @@ type matrixCase struct {
 	// listings announced together, each shared by its own readers.
 	otherSort string
 	groups    []int
+	// refusedTokensInARow, once reads run, is the most token requests in
+	// a row the store answered 503 (writer.refusedTokensInARow).
+	refusedTokensInARow func() int
 	// offsetLimit: the store serves offsets up to this, below the
 	// documented 10,000 (0: 10,000); a soft limit is a store's setting
 	// (page_offset_limit), and the emulator applies it to every endpoint.
@@ -662,6 +665,7 @@ func startRun[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Serve
 		rng: rand.New(rand.NewPCG(c.seed, 0x7265616473)),                               // "reads"
 		w:   &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))}} // "write"
 	srv.SetFaults(m.w.fault(c, path))
+	m.c.refusedTokensInARow = m.w.refusedTokensInARow
 	cl := newMatrixClient(t, srv, func(cfg *client.Config) { cfg.MaxParallelRequests, cfg.RateLimit = c.maxParallel, c.rateCap })
 	var err error
 	if m.e, err = listing.New(cl, listing.Options{PageSize: c.pageSize}); err != nil {
@@ -983,6 +987,17 @@ type writer struct {
 	deleted map[string]bool
 	updated map[string]bool
 	victims []string
+	// tokenRun and tokenRunMax count token requests answered 503 in a
+	// row: now, and at most so far.
+	tokenRun, tokenRunMax int
+}
+
+// refusedTokensInARow is the most token requests in a row the store
+// answered 503.
+func (w *writer) refusedTokensInARow() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tokenRunMax
 }
 
 // written is what changed during one read; young, with a consistency
@@ -1036,8 +1051,11 @@ func (w *writer) fault(c matrixCase, path string) emulator.FaultFunc {
 		}
 		if strings.Contains(r.URL.Path, "oauth") {
 			if c.tokenFaults && w.rng.IntN(5) == 0 {
+				w.tokenRun++
+				w.tokenRunMax = max(w.tokenRunMax, w.tokenRun)
 				return &emulator.Fault{Status: http.StatusServiceUnavailable}
 			}
+			w.tokenRun = 0
 			return nil
 		}
 		if c.faultRate == 0 || w.rng.Float64() >= c.faultRate {
@@ -1335,7 +1353,10 @@ func excused(c matrixCase, matches int, err error) string {
 	if pageSize == 0 {
 		pageSize = commerce.DefaultPageSize
 	}
+	var auth *client.AuthError
 	switch {
+	case errors.As(err, &auth) && c.refusedTokensInARow != nil && c.refusedTokensInARow() > client.DefaultMaxRetries:
+		return "the token endpoint answered 503 to every attempt the client's retries allow, in a row"
 	case errors.As(err, &unlistable) && sizeTie(c.maxOffset()):
 		return "more files share one file_size than the offset limit reaches, and files filter by nothing finer"
 	case sizeTie(pageSize) && c.writeEvery > 0 && (c.deletes > 0 || c.pair) && errors.As(err, &protocol) &&

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
@@ -140,5 +141,20 @@ func TestTieGroupPastTheFilterLimitSaysWhatIsTrue(t *testing.T) {
 	}
 	if strings.Contains(msg, "10000 records share") {
 		t.Errorf("the message claims more than the offset limit share the value: %s", msg)
+	}
+}
+
+// A read that could not get a token is excused only where the store
+// refused more token requests in a row than the client's retries allow.
+func TestExcusedOnlyTokensRefusedPastTheRetries(t *testing.T) {
+	err := &client.AuthError{TokenURL: "http://127.0.0.1/oauth/access_token", Attempts: client.DefaultMaxRetries + 1, Err: errors.New("503")}
+	for run, want := range map[int]bool{0: false, client.DefaultMaxRetries: false, client.DefaultMaxRetries + 1: true} {
+		c := matrixCase{res: resourceNamed("accounts"), refusedTokensInARow: func() int { return run }}
+		if got := excused(c, 10, err) != ""; got != want {
+			t.Errorf("%d token requests refused in a row: excused %v, want %v", run, got, want)
+		}
+	}
+	if excused(matrixCase{res: resourceNamed("accounts")}, 10, err) != "" {
+		t.Error("excused with no token request refused")
 	}
 }
