@@ -639,12 +639,16 @@ func runKind[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server
 }
 
 // matrixRun is one draw's reads of one endpoint, plan after plan: the
-// engine and reads a provider would hold, the store's writer, and the
-// filter every reader sends.
+// engine and reads the provider holds during one plan, the cache it
+// keeps between plans, the store's writer, and the filter every reader
+// sends.
 type matrixRun[T commerce.Record] struct {
 	t         *testing.T
 	c         matrixCase
 	srv       *emulator.Server
+	path      string
+	kindFor   kindOf[T]
+	snapshots reads.Snapshots // nil without the cache
 	rng       *rand.Rand
 	w         *writer
 	e         *listing.Engine
@@ -658,24 +662,42 @@ type matrixRun[T commerce.Record] struct {
 	sorts  [2]string // each group's order, as the store sorts it
 }
 
-// startRun builds the engine and reads for path, as a provider's
-// configure does, and finds out what the endpoint can do.
+// startRun sets up a draw's reads of path: its writer, its cache, and
+// the provider of its first plan.
 func startRun[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Server, path string, kindFor kindOf[T]) *matrixRun[T] {
-	m := &matrixRun[T]{t: t, c: c, srv: srv,
+	m := &matrixRun[T]{t: t, c: c, srv: srv, path: path, kindFor: kindFor,
 		rng: rand.New(rand.NewPCG(c.seed, 0x7265616473)),                               // "reads"
 		w:   &writer{srv: srv, c: c, rng: rand.New(rand.NewPCG(c.seed, 0x7772697465))}} // "write"
 	srv.SetFaults(m.w.fault(c, path))
 	m.c.refusedTokensInARow = m.w.refusedTokensInARow
-	cl := newMatrixClient(t, srv, func(cfg *client.Config) { cfg.MaxParallelRequests, cfg.RateLimit = c.maxParallel, c.rateCap })
+	if c.cache {
+		m.snapshots = &memSnapshots{m: map[string][]byte{}}
+	}
+	m.configure()
+	for g := range m.sorts {
+		if m.sorts[g] = m.c.sortOf(g); m.sorts[g] == "" {
+			m.sorts[g] = m.c.res.endpoint.DefaultSort
+		}
+	}
+	return m
+}
+
+// configure builds the engine and reads of one plan, as a provider's
+// configure does in the process Terraform starts for each plan: nothing
+// it learned of the store in an earlier plan carries over but the cache.
+// It finds out what the endpoint can do.
+func (m *matrixRun[T]) configure() {
+	t, c := m.t, m.c
+	cl := newMatrixClient(t, m.srv, func(cfg *client.Config) { cfg.MaxParallelRequests, cfg.RateLimit = c.maxParallel, c.rateCap })
 	var err error
 	if m.e, err = listing.New(cl, listing.Options{PageSize: c.pageSize}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
-	m.kind, err = kindFor(ctx, m.e)
+	m.kind, err = m.kindFor(ctx, m.e)
 	cancel()
 	if err != nil {
-		t.Fatalf("what %s can do: %v", path, err)
+		t.Fatalf("what %s can do: %v", m.path, err)
 	}
 	// The checks hold the read to what the provider knows of the
 	// endpoint: the table's row or what the probe found.
@@ -684,17 +706,7 @@ func startRun[T commerce.Record](t *testing.T, c matrixCase, srv *emulator.Serve
 	// the data sources of one walk step before it reads them: the
 	// readers of one listing share it (coalesce).
 	m.announced = &coalesce.Announced{}
-	opts := reads.Options{Announced: m.announced}
-	if c.cache {
-		opts.Snapshots = &memSnapshots{m: map[string][]byte{}}
-	}
-	m.r = reads.New(m.e, opts)
-	for g := range m.sorts {
-		if m.sorts[g] = m.c.sortOf(g); m.sorts[g] == "" {
-			m.sorts[g] = m.c.res.endpoint.DefaultSort
-		}
-	}
-	return m
+	m.r = reads.New(m.e, reads.Options{Announced: m.announced, Snapshots: m.snapshots})
 }
 
 // readFilter draws the filter the readers send (parsed), the text the
@@ -754,6 +766,9 @@ func (m *matrixRun[T]) runPlan(plan int) {
 	pc := c.atPlan(plan)
 	if plan == 1 {
 		m.changeStore(pc)
+	}
+	if plan > 0 {
+		m.configure()
 	}
 	var before, after [2]snap
 	for g, sort := range m.sorts {
