@@ -60,10 +60,6 @@ type windowReader[T commerce.Record] struct {
 	e           *Engine
 	kind        commerce.Kind[T]
 	includeJSON bool
-	// windowCap is how many records one window reaches by offset (see
-	// Engine.windowCap); lowered, while the listing runs, where the store
-	// refuses an offset below it.
-	windowCap atomic.Int64
 	// ahead is how many pages past the last one read are kept requested
 	// where the count does not say where a window ends: enough to keep
 	// every request slot busy.
@@ -78,19 +74,18 @@ type windowReader[T commerce.Record] struct {
 }
 
 func newWindowReader[T commerce.Record](e *Engine, kind commerce.Kind[T], includeJSON bool) *windowReader[T] {
-	r := &windowReader[T]{
+	return &windowReader[T]{
 		filterRoom: e.room(kind.Endpoint),
 		e:          e, kind: kind, includeJSON: includeJSON,
 		ahead: min(e.workers, lazyReadAhead),
 		sched: newScheduler(e.workers),
 	}
-	r.windowCap.Store(int64(e.windowCap(kind.Path)))
-	return r
 }
 
-// maxWindow is how many records one window reaches by offset now. Any
-// goroutine.
-func (r *windowReader[T]) maxWindow() int { return int(r.windowCap.Load()) }
+// maxWindow is how many records one window reaches by offset now: the
+// engine's word, which a store's refusal lowers while the listing runs
+// (endBefore). Any goroutine.
+func (r *windowReader[T]) maxWindow() int { return r.e.windowCap(r.kind.Path) }
 
 // offsetLimit is the offset limit messages name: the service's, or what
 // the store served where it refused an offset below that. Any goroutine.
@@ -482,11 +477,7 @@ func (r *windowReader[T]) after(w *pageWindow[T], firstKey string, last commerce
 // after it as after a full window. Traversal goroutine.
 func (r *windowReader[T]) endBefore(ctx context.Context, w *pageWindow[T], i int, p0, prev commerce.Page[T], refusal error) continuation[T] {
 	w.cancel()
-	reach := (i-1)*w.stride + r.pageSize
-	if int64(reach) < r.windowCap.Load() {
-		r.windowCap.Store(int64(reach))
-	}
-	r.e.lowerWindowCap(ctx, r.kind.Path, reach, refusal)
+	r.e.lowerWindowCap(ctx, r.kind.Path, (i-1)*w.stride+r.pageSize, refusal)
 	firstKey := ""
 	if len(p0.Records) > 0 {
 		firstKey, _ = keyOf(w.key, p0.Records[0])
