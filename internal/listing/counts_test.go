@@ -222,9 +222,10 @@ func TestLimitedReadsReadAheadPastALowCount(t *testing.T) {
 	}
 	srv.ResetStats()
 	readExact(t, e, srv, commerce.Accounts, Query{MaxResults: 9000}, emulator.Counting{Method: emulator.CountLowerBound, Cap: 1000})
-	// 90 pages, and the one the last records' ties may need.
-	if n, most := srv.Stats().ListRequests["accounts"], past.most.Load(); n > 92 || most < 4 {
-		t.Errorf("%d list requests, at most %d at once past the count; want at most 92, and several at once", n, most)
+	// 93 pages of 97 new accounts, the one the last records' ties may
+	// need, and the one that reads a tie group a boundary falls in.
+	if n, most := srv.Stats().ListRequests["accounts"], past.most.Load(); n > 95 || most < 4 {
+		t.Errorf("%d list requests, at most %d at once past the count; want at most 95, and several at once", n, most)
 	}
 }
 

@@ -283,13 +283,13 @@ func TestFaultContractBreaks(t *testing.T) {
 			check:       wantCompleteModuloTies,
 		},
 		{
-			name: "empty_page_in_the_middle_once", orders: 2500, when: once(atOffset(1188)),
+			name: "empty_page_in_the_middle_once", orders: 2500, when: once(atOffset(12 * 97)),
 			mutate:      func(doc map[string]any) { doc["data"] = []any{} },
 			maxRequests: 60,
 			check:       wantComplete,
 		},
 		{
-			name: "more_records_than_limit", orders: 2500, when: atOffset(297),
+			name: "more_records_than_limit", orders: 2500, when: atOffset(3 * 97),
 			mutate: func(doc map[string]any) {
 				extra := map[string]any{}
 				for k, v := range docRecord(doc, 0) {
@@ -299,34 +299,34 @@ func TestFaultContractBreaks(t *testing.T) {
 				doc["data"] = append(docRecords(doc), extra)
 			},
 			maxRequests: 30,
-			check:       wantProtocolError("page%5Boffset%5D=297", "page[limit] was 100 but the page holds 101 records"),
+			check:       wantProtocolError("page%5Boffset%5D=291", "page[limit] was 100 but the page holds 101 records"),
 		},
 		{
-			name: "record_without_id", orders: 2500, when: atOffset(198),
+			name: "record_without_id", orders: 2500, when: atOffset(2 * 97),
 			mutate:      func(doc map[string]any) { delete(docRecord(doc, 3), "id") },
 			maxRequests: 30,
-			check:       wantProtocolError("record 3 of the page at offset 198: a record has no id"),
+			check:       wantProtocolError("record 3 of the page at offset 194: a record has no id"),
 		},
 		{
-			name: "record_with_numeric_id", orders: 2500, when: atOffset(198),
+			name: "record_with_numeric_id", orders: 2500, when: atOffset(2 * 97),
 			mutate:      func(doc map[string]any) { docRecord(doc, 5)["id"] = 12345 },
 			maxRequests: 30,
-			check:       wantProtocolError("record 5 of the page at offset 198: a record has an id that is not a non-empty string: 12345"),
+			check:       wantProtocolError("record 5 of the page at offset 194: a record has an id that is not a non-empty string: 12345"),
 		},
 		{
-			name: "created_at_swapped", orders: 2500, when: atOffset(297),
+			name: "created_at_swapped", orders: 2500, when: atOffset(3 * 97),
 			mutate:      swapCreatedAt,
 			maxRequests: 30,
 			check:       wantProtocolError("?sort=created_at", "records are out of created_at order"),
 		},
 		{
-			name: "created_at_swapped_descending", orders: 2500, sort: "-created_at", when: atOffset(297),
+			name: "created_at_swapped_descending", orders: 2500, sort: "-created_at", when: atOffset(3 * 97),
 			mutate:      swapCreatedAt,
 			maxRequests: 30,
 			check:       wantProtocolError("?sort=-created_at", "records are out of -created_at order"),
 		},
 		{
-			name: "created_at_not_a_timestamp", orders: 2500, when: atOffset(297),
+			name: "created_at_not_a_timestamp", orders: 2500, when: atOffset(3 * 97),
 			mutate:      func(doc map[string]any) { recordTimestamps(docRecord(doc, 7))["created_at"] = "yesterday" },
 			maxRequests: 30,
 			check:       wantProtocolError(`created_at "yesterday", which is not an ISO 8601 timestamp`),
@@ -338,8 +338,8 @@ func TestFaultContractBreaks(t *testing.T) {
 }
 
 // Duplicate ids across pages: the record at position 500 comes back with
-// the id of record 494, on the page before (the page at offset 396, which
-// shares record 495 with the page at offset 495).
+// the id of record 480, on the page before only (the page at offset 388,
+// which shares records 485 to 487 with the page at offset 485).
 //
 // Once, it looks like offsets shifting under writes: the engine reads the
 // window again by keyset and the list is complete and correct. Always, the
@@ -350,7 +350,7 @@ func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	var prev, victim string
 	prepare := func(srv *emulator.Server) {
 		ids := emulatortest.ExpectedIDs(t, srv, "orders", "", "created_at")
-		prev, victim = ids[494], ids[500]
+		prev, victim = ids[480], ids[500]
 	}
 	rename := func(doc map[string]any) {
 		for _, r := range docRecords(doc) {
@@ -361,7 +361,7 @@ func TestFaultDuplicateIDAcrossPages(t *testing.T) {
 	}
 	t.Run("once", func(t *testing.T) {
 		runContractCase(t, contractCase{
-			orders: 2500, prepare: prepare, when: once(atOffset(495)), mutate: rename, maxRequests: 60,
+			orders: 2500, prepare: prepare, when: once(atOffset(5 * 97)), mutate: rename, maxRequests: 60,
 			check: wantComplete,
 		})
 	})

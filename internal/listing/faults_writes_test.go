@@ -169,3 +169,47 @@ func testUpdatesSlideNoNamedRecord(t *testing.T, sort string) {
 		t.Fatalf("of %d records no write touched, %d were listed; the first difference at place %d (%d updates)", len(still), len(order), firstDiff(order, still), len(updated))
 	}
 }
+
+// TestTiesAcrossABoundaryUnderDeletes plays the store the store matrix
+// found at seed 1,680,094: it gives equal sort values in another order on
+// every request and no count, and the oldest account is deleted between
+// the reads of a window's first two pages (one request at a time, pages
+// of 10 that share their records at places 7 to 9). There a tie group
+// (4 accounts at places 7 to 10) covers the shared records, so that they
+// can come back in their places by the shuffle alone (1 in 24) while a
+// partner of theirs is in neither page; the group is then read once more
+// (completeTie). Each seed draws other shuffles (as many requests before
+// the read); every account present throughout must be listed once, in
+// order (ties by id). Without completeTie 7 of the 120 fail.
+func TestTiesAcrossABoundaryUnderDeletes(t *testing.T) {
+	for seed := int64(1); seed <= 120; seed++ {
+		srv := emulatortest.Start(t, emulator.Options{Seed: seed, Accounts: 18, AccountTieGroups: []int{4},
+			Orders: -1, Files: -1, ShuffleTies: true, Counting: emulator.Counting{Method: emulator.CountNone}})
+		c := newClient(t, srv, func(c *testConfig) { c.PageSize = 10; c.MaxParallelRequests = 1 })
+		for range seed { // each request draws the next shuffle
+			if _, _, err := listWithin(t, c, commerce.Accounts, Query{Sort: "id", MaxResults: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		oldest := wantIDs(t, srv, commerce.AccountsEndpoint, "", "created_at")[0]
+		var requests atomic.Int64
+		srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+			if r.URL.Path == commerce.AccountsEndpoint.Path && requests.Add(1) == 2 {
+				if err := srv.DeleteAccount(oldest); err != nil {
+					t.Error(err)
+				}
+			}
+			return nil
+		})
+		got, stats, err := listWithin(t, c, commerce.Accounts, Query{Sort: "created_at"})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		srv.SetFaults(nil)
+		want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "created_at")
+		if got = slices.DeleteFunc(got, func(id string) bool { return id == oldest }); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %d of %d accounts present throughout listed; the first difference at place %d (%d pages)",
+				seed, len(got), len(want), firstDiff(got, want), stats.Pages)
+		}
+	}
+}

@@ -34,12 +34,16 @@ func expectIDs[T commerce.Record](t *testing.T, srv *emulator.Server, c *Engine,
 	return stats
 }
 
-// pageBudget is the request ceiling of the performance issue at pages of
-// 100 records (the tests' and benchmarks' size): one request per page, one
-// more per 10,000-record window, and one spare.
+// pageBudget is the request ceiling of a listing at pages of 100 records
+// (the tests' and benchmarks' size): one request per 97 records, as
+// overlapping pages share three (sharedRecords), one more per
+// 10,000-record window, one spare, and one per 50,000 records for the
+// page boundaries whose three shared records tie (completeTie): at the
+// emulator's stores, where one record in 25 shares its predecessor's
+// time, about one boundary in 625.
 func pageBudget(n, windows int) int {
-	const pageSize = 100
-	return (n+pageSize-1)/pageSize + windows + 1
+	const newPerPage = 100 - 3
+	return (n+newPerPage-1)/newPerPage + windows + 1 + n/50000
 }
 
 func TestListPastOffsetLimit(t *testing.T) {

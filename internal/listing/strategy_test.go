@@ -19,11 +19,11 @@ import (
 )
 
 // rangeBudget is the request bound of a listing in range windows: every
-// window costs its records' pages, which overlap by one record (a new
-// record every pageSize-1), and a window that had to be cut costs its first
+// window costs its records' pages, which share three records (pageSize-3
+// new records a page), and a window that had to be cut costs its first
 // page on top. Summed over the windows that were listed, that is at most
-// ceil(N/(pageSize-1)) plus one per window.
-func rangeBudget(n, pageSize, windows int) int { return (n+pageSize-2)/(pageSize-1) + windows }
+// ceil(N/(pageSize-3)) plus one per window.
+func rangeBudget(n, pageSize, windows int) int { return (n+pageSize-4)/(pageSize-3) + windows }
 
 func TestListFilesInRangeWindows(t *testing.T) {
 	for _, n := range []int{50, 3000, 25000} {

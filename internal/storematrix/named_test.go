@@ -93,6 +93,7 @@ var seedsThatFailed = []struct {
 }{
 	{1677577, "an update slid a record between pages of an in() sorted by updated_at"},
 	{1681145, "a delete slid a record between pages of an in() whose first page asked for an exact count, the others given a lower bound"},
+	{1680094, "a delete moved a tie partner into the place of the one record two pages shared, at a store that orders ties anew (1 run in 24)"},
 }
 
 func TestSeedsThatFailedOnce(t *testing.T) {
