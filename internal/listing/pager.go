@@ -566,7 +566,7 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 		if err != nil {
 			return false, none, err
 		}
-		if done, err := r.hand(ctx, w, check, i, rp.page, records, deliver); done || err != nil {
+		if done, err := r.hand(ctx, w, check, rp.page, records, deliver); done || err != nil {
 			return done, none, err
 		}
 		prev = rp.page
@@ -593,12 +593,12 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 	return false, cont, err
 }
 
-// hand checks the records of page i, one of w's, and hands them to
+// hand checks the records of page, one of w's, and hands them to
 // deliver, after the records of a tie group across the boundary before
 // it that neither page holds; done when deliver had enough. Traversal
 // goroutine.
-func (r *windowReader[T]) hand(ctx context.Context, w *pageWindow[T], check *windowCheck[T], i int, page commerce.Page[T], records []T, deliver func(T) (bool, error)) (bool, error) {
-	if v, ok := check.tieAtBoundary(i, page); ok {
+func (r *windowReader[T]) hand(ctx context.Context, w *pageWindow[T], check *windowCheck[T], page commerce.Page[T], records []T, deliver func(T) (bool, error)) (bool, error) {
+	if v, ok := check.tieAtBoundary(page); ok {
 		if done, err := r.completeTie(ctx, w, check, v, page, deliver); done || err != nil {
 			return done, err
 		}
@@ -640,16 +640,8 @@ func (r *windowReader[T]) completeTie(ctx context.Context, w *pageWindow[T], che
 	if check.tieRun+leadingRun(w.key, page.Records, v)-check.shared >= r.pageSize {
 		return false, nil // the pages show a group no request holds whole
 	}
-	_, expr, err := r.narrowed(w.base, w.key.equal(v), w.key.param(),
-		fmt.Sprintf("records that share %s %s across a page boundary are read whole, bounded by that value", w.key.attr, v))
-	if err != nil {
-		return false, nil // no room for the value's bounds: the pages' word stands
-	}
-	group, err := r.fetch(ctx, pageRequest{filter: expr, sort: w.key.param()})
-	if badRequest(err) {
-		return false, nil // the service refuses the value's bounds: the pages' word stands
-	}
-	if err != nil || len(group.Records) >= r.pageSize {
+	group, whole, err := r.tieGroup(ctx, w, v)
+	if err != nil || !whole {
 		return false, err
 	}
 	onPage := make(map[string]bool, len(page.Records))
@@ -671,6 +663,23 @@ func (r *windowReader[T]) completeTie(ctx context.Context, w *pageWindow[T], che
 		}
 	}
 	return false, nil
+}
+
+// tieGroup reads the records of w's filter whose sort value is v in one
+// request; whole is false where that request cannot hold them all (a
+// page's worth came back), the filter has no room for v's bounds, or the
+// service refuses them: the pages' word then stands. Traversal goroutine.
+func (r *windowReader[T]) tieGroup(ctx context.Context, w *pageWindow[T], v string) (group commerce.Page[T], whole bool, err error) {
+	_, expr, roomErr := r.narrowed(w.base, w.key.equal(v), w.key.param(),
+		fmt.Sprintf("records that share %s %s across a page boundary are read whole, bounded by that value", w.key.attr, v))
+	if roomErr != nil {
+		return group, false, nil //nolint:nilerr // no room for the value's bounds: the pages' word stands
+	}
+	group, err = r.fetch(ctx, pageRequest{filter: expr, sort: w.key.param()})
+	if badRequest(err) {
+		return group, false, nil
+	}
+	return group, err == nil && len(group.Records) < r.pageSize, err
 }
 
 // leadingRun counts the records at the start of recs whose value of key
@@ -758,12 +767,12 @@ func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	return p.Records[c.shared:], nil
 }
 
-// tieAtBoundary reports the sort value of the records page i shares with
-// the page before, where they all have that one value: their places then
+// tieAtBoundary reports the sort value of the records the page checked
+// last (p) shares with the page before, where they all have that one value: their places then
 // prove less than a change of value would (see sharedRecords). Before
 // page i's records are checked. Traversal goroutine.
-func (c *windowCheck[T]) tieAtBoundary(i int, p commerce.Page[T]) (string, bool) {
-	if i == 0 || c.shared < 1 || !c.w.key.checked() {
+func (c *windowCheck[T]) tieAtBoundary(p commerce.Page[T]) (string, bool) {
+	if c.shared < 1 || !c.w.key.checked() {
 		return "", false
 	}
 	first, err := keyOf(c.w.key, p.Records[0])
