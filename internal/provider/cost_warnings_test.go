@@ -33,7 +33,7 @@ func TestMaxResultsThatCannotEndTheReadSaysSo(t *testing.T) {
 	resp := p.readResponse(t, "commerce_accounts", map[string]tftypes.Value{"max_results": num(10), "sort": str("name")})
 	got := warnings(resp)["max_results did not end the read early"]
 	for _, want := range []string{`max_results = 10 with sort = "name": the service does not sort accounts by name`,
-		"listed every match (2,500 records, 26 list requests) and kept the first 10", "sort by one the service sorts (`created_at`, `updated_at`, `id`)"} {
+		"listed every match (2,500 records, 27 list requests) and kept the first 10", "sort by one the service sorts (`created_at`, `updated_at`, `id`)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the warning lacks %q:\n%s", want, got)
 		}
