@@ -277,7 +277,7 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sort
 		err = w.listUnsorted(ctx, tie, collect)
 	}
 	if err != nil {
-		return err
+		return w.tieGroupUnlistable(err, key, tieKey)
 	}
 	if err := sortRecords(group, idKey); err != nil {
 		return err
@@ -288,6 +288,23 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sort
 		}
 	}
 	return nil
+}
+
+// tieGroupUnlistable says what made a tie group unlistable, where err is
+// an UnlistableError of its read in the service's own order: not that
+// the endpoint does not sort (it sorted up to the group), but that the
+// group's records share every value the provider can bound and are more
+// than offsets reach. Traversal goroutine.
+func (w *walk[T]) tieGroupUnlistable(err error, key sortKey, tieKey string) error {
+	var unlistable *UnlistableError
+	if !errors.As(err, &unlistable) {
+		return err
+	}
+	unlistable.Reason = fmt.Sprintf("at least %d records share %s %s, more than the %d the service serves by page offset, and it neither sorts nor bounds %s by id, so nothing the provider can send tells those records apart",
+		unlistable.Total, key.attr, tieKey, unlistable.OffsetLimit, w.kind.Name)
+	unlistable.Fix = fmt.Sprintf("narrow the filter by an attribute other than %s so that at most %d of them match, or raise the store's page_offset_limit setting",
+		key.attr, unlistable.OffsetLimit)
+	return unlistable
 }
 
 // listTieGroupByID lists tie by id where the service sorts and bounds ids,

@@ -226,3 +226,34 @@ func TestListProbed(t *testing.T) {
 	}
 	expectIDs(t, srv, c, commerce.GenericKind(hierarchies), Query{Sort: "-created_at"})
 }
+
+// TestProbedTieGroupPastAStoresOffsetLimitSaysSo plays the store the store
+// matrix drew at seeds 1,720,320 and 1,720,463: a path the capability
+// table does not know, a store whose offset limit is 600, and 800
+// customers that share one created_at. The probe finds a created_at sort
+// and range, and no way to tell those 800 apart: the read fails, and says
+// that (not that the endpoint does not sort, and not the service's 10,000),
+// with a fix that a created_at range cannot be.
+func TestProbedTieGroupPastAStoresOffsetLimitSaysSo(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Customers: 3000, CustomerTieGroups: []int{800}, OffsetLimit: 600,
+		Aliases: map[string]string{"/v2/members": "customers"}})
+	c := newClient(t, srv)
+	members, err := c.Probe(context.Background(), "/v2/members")
+	if err != nil || !slices.Equal(members.ServiceSorts, []string{"created_at"}) {
+		t.Fatalf("probe: %+v, %v", members, err)
+	}
+	_, _, err = listWithin(t, c, commerce.GenericKind(members), Query{})
+	var unlistable *UnlistableError
+	if !errors.As(err, &unlistable) {
+		t.Fatalf("listing: %v, want an UnlistableError", err)
+	}
+	for _, want := range []string{"records share created_at", "the service serves by page offset", "neither sorts nor bounds members by id",
+		"narrow the filter by an attribute other than created_at", "page_offset_limit"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "10000") || unlistable.OffsetLimit > 600+commerce.DefaultPageSize {
+		t.Errorf("the error names a limit the store does not have (%d): %v", unlistable.OffsetLimit, err)
+	}
+}

@@ -198,9 +198,9 @@ func (w *walk[T]) listCut(ctx context.Context, base filter.Parsed, sp rangeSpan,
 		return w.listByIDSpans(ctx, base, deliver)
 	}
 	if attr == "" {
-		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: commerce.OffsetLimit,
+		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: w.offsetLimit(),
 			Reason: fmt.Sprintf("%s records match, the service serves at most %d of them by page offset, and it does not sort %s (nor can they be cut into ranges), so no other way reaches the rest",
-				matchesText(p0.Count, size), commerce.OffsetLimit, w.kind.Name),
+				matchesText(p0.Count, size), w.offsetLimit(), w.kind.Name),
 			Fix: w.unlistableFix()}
 	}
 	subs, err := w.splitSpan(base, sp, p0, size, attr, target)
@@ -319,13 +319,13 @@ func (r *windowReader[T]) unlistableFix() string {
 	_, known := commerce.EndpointForPath(res.Path)
 	switch f, ok := res.Filters["created_at"]; {
 	case ok && f.Ranged():
-		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", commerce.OffsetLimit)
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with a created_at range", r.offsetLimit())
 	case len(res.Filters) > 0:
-		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with %s", commerce.OffsetLimit, r.narrowHint())
+		return fmt.Sprintf("narrow the filter so that at most %d match, e.g. with %s", r.offsetLimit(), r.narrowHint())
 	case known:
-		return fmt.Sprintf("%s take no filter either, so only a store with at most %d of them can be listed completely", res.Name, commerce.OffsetLimit)
+		return fmt.Sprintf("%s take no filter either, so only a store with at most %d of them can be listed completely", res.Name, r.offsetLimit())
 	}
-	return fmt.Sprintf("narrow the filter so that at most %d match, if the endpoint takes one (the provider does not know its attributes)", commerce.OffsetLimit)
+	return fmt.Sprintf("narrow the filter so that at most %d match, if the endpoint takes one (the provider does not know its attributes)", r.offsetLimit())
 }
 
 func filterNote(base filter.Parsed) string {

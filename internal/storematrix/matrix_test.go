@@ -1377,6 +1377,9 @@ func excused(c matrixCase, matches int, err error) string {
 	case sizeTie(pageSize) && c.writeEvery > 0 && (c.deletes > 0 || c.pair) && errors.As(err, &protocol) &&
 		strings.Contains(err.Error(), "with file_size = ") && strings.Contains(err.Error(), "disagreed between pages"):
 		return "deletes during every read of a file_size tie group larger than a page: files filter by nothing finer, so offsets are all that pages the group, and they shift with every delete"
+	case errors.As(err, &unlistable) && c.alias != "" && slices.ContainsFunc(c.ties, func(n int) bool { return n > c.maxOffset() }) &&
+		strings.Contains(err.Error(), "records share created_at"):
+		return "more records share one created_at than the store's offset limit reaches, at an endpoint the provider probed, which it knows no id order or id filter for, so nothing it can send tells those records apart"
 	case errors.As(err, &unlistable) && uncuttable && matches > c.maxOffset():
 		return "more matches than the offset limit reaches, at an endpoint that ignores sort=, has no range attribute and does not bound ids"
 	case uncuttable && c.writeEvery > 0 && errors.As(err, &protocol) && strings.Contains(err.Error(), "disagreed between pages"):
