@@ -767,10 +767,10 @@ func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	return p.Records[c.shared:], nil
 }
 
-// tieAtBoundary reports the sort value of the records the page checked
-// last (p) shares with the page before, where they all have that one value: their places then
-// prove less than a change of value would (see sharedRecords). Before
-// page i's records are checked. Traversal goroutine.
+// tieAtBoundary reports the sort value of the records p, the page
+// checked last, shares with the page before, where they all have that one
+// value: their places then prove less than a change of value would (see
+// sharedRecords). Called before p's records are. Traversal goroutine.
 func (c *windowCheck[T]) tieAtBoundary(p commerce.Page[T]) (string, bool) {
 	if c.shared < 1 || !c.w.key.checked() {
 		return "", false
