@@ -721,11 +721,10 @@ type windowCheck[T commerce.Record] struct {
 	count    commerce.Count // the first page's
 	inWindow map[string]struct{}
 	prevKey  string
-	tieRun   int      // records handed out in a row, up to the last, whose value is prevKey
-	pageIDs  []string // of the page checked last
-	spareIDs []string // pageIDs' buffer for the next page
-	offset   int      // of the page checked last, in the window
-	shared   int      // records the page checked last shares with the one before
+	tieRun   int // records handed out in a row, up to the last, whose value is prevKey
+	prev     []T // the records of the page checked last
+	offset   int // of the page checked last, in the window
+	shared   int // records the page checked last shares with the one before
 }
 
 func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], count commerce.Count) *windowCheck[T] {
@@ -749,23 +748,22 @@ func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 		// nothing.
 		return nil, errWindowChanged
 	}
-	prevIDs := c.pageIDs
-	c.pageIDs, c.spareIDs = c.spareIDs[:0], prevIDs // two buffers, taking turns
-	for _, rec := range p.Records {
-		c.pageIDs = append(c.pageIDs, rec.RecordID())
-	}
-	c.shared = 0
+	prev := c.prev
+	c.prev, c.shared = p.Records, 0
 	if !overlap || i == 0 {
 		return p.Records, nil
 	}
 	// The page before was full: this one shares its records from this
 	// page's offset on.
 	c.shared = prevOffset + c.r.pageSize - c.offset
-	if len(p.Records) < c.shared || !slices.Equal(c.pageIDs[:c.shared], prevIDs[len(prevIDs)-c.shared:]) {
+	if len(p.Records) < c.shared || !slices.EqualFunc(p.Records[:c.shared], prev[len(prev)-c.shared:], sameRecord[T]) {
 		return nil, errWindowChanged
 	}
 	return p.Records[c.shared:], nil
 }
+
+// sameRecord reports whether a and b are one record, by id.
+func sameRecord[T commerce.Record](a, b T) bool { return a.RecordID() == b.RecordID() }
 
 // tieAtBoundary reports the sort value of the records p, the page
 // checked last, shares with the page before, where they all have that one
