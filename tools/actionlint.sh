@@ -5,6 +5,7 @@
 #
 #   tools/actionlint.sh                               # every workflow, and the guides' example
 #   tools/actionlint.sh .github/workflows/test.yml
+#   tools/actionlint.sh install                       # only build the pinned actionlint
 #
 # The pinned actionlint is built once from the Go module proxy and cached
 # outside the work tree. Its shellcheck and pyflakes passes over `run:`
@@ -16,6 +17,9 @@ ACTIONLINT_VERSION="${ACTIONLINT_VERSION:-v1.7.12}"
 
 actionlint="$(pinned_tool actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint)"
 
+if [ "${1:-}" = install ]; then
+  exit 0
+fi
 # With no arguments: the repository's workflows, and the example workflow
 # the pipeline guide shows (templates/guides), which users copy.
 if [ "$#" -eq 0 ]; then

@@ -5,6 +5,7 @@
 #
 #   tools/docs.sh generate   # rewrite docs/, then validate it
 #   tools/docs.sh check      # regenerate into a temporary copy; fail with a diff if docs/ differs
+#   tools/docs.sh install    # only build the pinned tfplugindocs and CLI
 #
 # The schema comes from the pinned OpenTofu 1.12.6 build (tools/tf-cli.sh
 # tofu-ephemeral), never from whatever CLI is on PATH: it is the one pinned
@@ -22,8 +23,8 @@ PROVIDER_NAME=commerce
 
 mode="${1:-generate}"
 case "$mode" in
-  generate|check) ;;
-  *) echo "usage: $0 generate|check" >&2; exit 2 ;;
+  generate|check|install) ;;
+  *) echo "usage: $0 generate|check|install" >&2; exit 2 ;;
 esac
 
 tfplugindocs="$(pinned_tool tfplugindocs "$TFPLUGINDOCS_VERSION" github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs)"
@@ -32,6 +33,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cli="${COMMERCE_DOCS_CLI:-$(tools/tf-cli.sh tofu-ephemeral)}"
+if [ "$mode" = install ]; then
+  exit 0
+fi
 : >"$tmp/cli.rc"
 export TF_CLI_CONFIG_FILE="$tmp/cli.rc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 unset TF_PLUGIN_CACHE_DIR TF_CLI_ARGS TF_CLI_ARGS_init TF_CLI_ARGS_providers

@@ -16,13 +16,33 @@ cache="${COMMERCE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provide
 # built from PACKAGE@VERSION, building it on first use. DIR-SUFFIX keeps
 # builds apart that must differ by more than the version (e.g. the Go
 # toolchain they were built with).
+#
+# A build holds a lock beside its folder (with_build_lock): .ci/run builds
+# the tools beside the tests, and a step that needs one still being built
+# waits for it rather than building it again into the same place.
 pinned_tool() {
   local name="$1" version="$2" package="$3" suffix="${4:-}"
   local dir="$cache/$name-$version$suffix"
-  if [ ! -x "$dir/$name" ]; then
-    echo "$(basename "$0"): building $name $version (one time, cached in $dir)" >&2
-    mkdir -p "$dir"
-    GOBIN="$dir" GOFLAGS=-buildvcs=false go install "$package@$version" >&2
-  fi
+  with_build_lock "$dir" build_pinned_tool "$name" "$version" "$package" "$dir"
   echo "$dir/$name"
+}
+
+build_pinned_tool() {
+  local name="$1" version="$2" package="$3" dir="$4"
+  [ -x "$dir/$name" ] && return
+  echo "$(basename "$0"): building $name $version (one time, cached in $dir)" >&2
+  GOBIN="$dir" GOFLAGS=-buildvcs=false go install "$package@$version" >&2
+}
+
+# with_build_lock DIR COMMAND...: runs COMMAND holding DIR.lock, so that one
+# build of DIR runs at a time and nobody takes a half-written binary. It
+# exits when COMMAND fails, also where a caller's `||` turns errexit off.
+with_build_lock() {
+  local dir="$1"
+  shift
+  mkdir -p "$dir"
+  if ! (flock 9 && "$@") 9>"$dir.lock"; then
+    echo "$(basename "$0"): building into $dir failed" >&2
+    exit 1
+  fi
 }

@@ -39,26 +39,27 @@ on_path() {
 # built_in_module_copy VERSION: OpenTofu VERSION built inside a writable copy
 # of its module, whose replace directives `go install` cannot follow.
 built_in_module_copy() {
-  local version="v$1" dir src work
-  dir="$cache/tofu-$version"
-  if [ ! -x "$dir/tofu" ]; then
-    echo "$(basename "$0"): building OpenTofu $version from a copy of its module (one time, about four minutes, cached in $dir)" >&2
-    src="$(go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [ -n "$src" ] || { echo "$(basename "$0"): cannot download github.com/opentofu/opentofu@$version" >&2; exit 1; }
-    work="$(mktemp -d)"
-    # The trap runs when the script exits, after this function's locals
-    # are gone: it takes the folder's name now.
-    # shellcheck disable=SC2064
-    trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
-    cp -R "$src/." "$work/"
-    chmod -R u+w "$work"
-    mkdir -p "$dir"
-    # Into a temporary name first: an interrupted build leaves no binary
-    # that a later run would take for a finished one.
-    (cd "$work" && GOFLAGS=-buildvcs=false go build -trimpath -o "$dir/tofu.partial" ./cmd/tofu) >&2
-    mv "$dir/tofu.partial" "$dir/tofu"
-  fi
+  local dir="$cache/tofu-v$1"
+  with_build_lock "$dir" build_in_module_copy "v$1" "$dir"
   echo "$dir/tofu"
+}
+
+build_in_module_copy() {
+  local version="$1" dir="$2" src work
+  [ -x "$dir/tofu" ] && return
+  echo "$(basename "$0"): building OpenTofu $version from a copy of its module (one time, about four minutes, cached in $dir)" >&2
+  src="$(go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$src" ] || { echo "$(basename "$0"): cannot download github.com/opentofu/opentofu@$version" >&2; return 1; }
+  work="$(mktemp -d)"
+  # The trap runs when the lock's subshell exits, after this function's
+  # locals are gone: it takes the folder's name now.
+  # shellcheck disable=SC2064
+  trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
+  cp -R "$src/." "$work/" && chmod -R u+w "$work" || return 1
+  # Into a temporary name first: an interrupted build leaves no binary
+  # that a later run would take for a finished one.
+  (cd "$work" && GOFLAGS=-buildvcs=false go build -trimpath -o "$dir/tofu.partial" ./cmd/tofu) >&2 || return 1
+  mv "$dir/tofu.partial" "$dir/tofu"
 }
 
 case "$tool" in

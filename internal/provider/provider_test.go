@@ -27,6 +27,12 @@ var protoV6Factories = map[string]func() (tfprotov6.ProviderServer, error){
 func providerConfig(t *testing.T, srv *emulator.Server, extra ...string) string {
 	t.Helper()
 	clearEnv(t)
+	return providerBlock(srv, extra...)
+}
+
+// providerBlock is providerConfig for a parallel subtest, whose parent
+// clears the environment (a parallel test cannot).
+func providerBlock(srv *emulator.Server, extra ...string) string {
 	return fmt.Sprintf(`
 provider "commerce" {
   base_url      = %q

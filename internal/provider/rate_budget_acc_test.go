@@ -56,6 +56,7 @@ data "commerce_list" "customers" {
   include_records = false
 }
 `
+	clearEnv(t)
 	for _, tc := range []struct {
 		name    string
 		config  string
@@ -67,6 +68,10 @@ data "commerce_list" "customers" {
 		{name: "three data sources, strict store, no retries", config: three, strict: true, setting: "max_retries = 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case has a store of its own, and most of its two minutes
+			// waits on that store's 25 requests per second: side by side,
+			// the three take the time of the longest.
+			t.Parallel()
 			srv := emulatortest.Start(t, emulator.Options{Accounts: 6000, Orders: 12000, Files: 2000, Customers: 1500, Hierarchies: -1,
 				Latency: 20 * time.Millisecond, RateLimit: 25, RateLimitCountsRefused: tc.strict})
 			checks := []statecheck.StateCheck{
@@ -84,7 +89,7 @@ data "commerce_list" "customers" {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: protoV6Factories,
 				Steps: []resource.TestStep{{
-					Config:            providerConfig(t, srv, tc.setting) + tc.config,
+					Config:            providerBlock(srv, tc.setting) + tc.config,
 					ConfigStateChecks: checks,
 				}},
 			})
