@@ -35,11 +35,12 @@ func TestAccAccountsHostileNames(t *testing.T) {
 }
 
 func TestAccAccountsSortedByNamePastOffsetLimit(t *testing.T) {
+	largeStore(t)
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 11000})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
-			Config: providerConfig(t, srv) + `
+			Config: providerBlock(srv) + `
 data "commerce_accounts" "by_name" {
   sort  = "-name"
   where = [{ attribute = "external_ref", op = "like", value = "crm-00000*" }]
@@ -61,12 +62,13 @@ data "commerce_accounts" "all" { sort = "name" }`,
 // in ranges of id instead (accounts have no range attribute to cut by, but
 // the service filters ids by range).
 func TestAccAccountsServiceIgnoresSort(t *testing.T) {
+	largeStore(t)
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, IgnoreSort: []string{"accounts"}})
 	big := emulatortest.Start(t, emulator.Options{Accounts: 10500, IgnoreSort: []string{"accounts"}})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
-			Config: providerConfig(t, srv) + `
+			Config: providerBlock(srv) + `
 data "commerce_accounts" "all" {}
 data "commerce_accounts" "newest" {
   sort        = "-updated_at"
@@ -81,7 +83,7 @@ data "commerce_accounts" "by_name" { sort = "name" }`,
 		}, {
 			// Past the offset limit the service's own order cannot reach
 			// every account, but ranges of id can: each is one answer.
-			Config: providerConfig(t, big) + `data "commerce_accounts" "newest" { sort = "-updated_at" }`,
+			Config: providerBlock(big) + `data "commerce_accounts" "newest" { sort = "-updated_at" }`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.commerce_accounts.newest", tfjsonpath.New("ids"), idsExact(sortedHere(t, big, "accounts", "", "-updated_at"))),
 			},

@@ -18,6 +18,7 @@ import (
 // one offset window for 50 and 3,000, file_size ranges for 25,000. The
 // provider sorts them by created_at (ties by id) itself.
 func TestAccFilesComplete(t *testing.T) {
+	largeStore(t)
 	for _, n := range []int{50, 3000, 25000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			srv := emulatortest.Start(t, emulator.Options{Files: n})
@@ -29,7 +30,7 @@ func TestAccFilesComplete(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: protoV6Factories,
 				Steps: []resource.TestStep{{
-					Config: providerConfig(t, srv) + `
+					Config: providerBlock(srv) + `
 data "commerce_files" "all" {}
 data "commerce_files" "ids_only" { include_records = false }`,
 					ConfigStateChecks: []statecheck.StateCheck{

@@ -119,6 +119,7 @@ func TestReadListInProcess(t *testing.T) {
 }
 
 func TestAccListCustomersPastOffsetLimit(t *testing.T) {
+	largeStore(t)
 	srv := emulatortest.Start(t, emulator.Options{Orders: 10, Files: 10, Accounts: 10, Customers: 15000,
 		Aliases: map[string]string{"/v2/members": "customers"}})
 	want := expected(t, srv, "customers", "", "created_at")
@@ -126,7 +127,7 @@ func TestAccListCustomersPastOffsetLimit(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
-			Config: providerConfig(t, srv) + `
+			Config: providerBlock(srv) + `
 data "commerce_list" "customers" {
   path = "/v2/customers"
 }

@@ -119,6 +119,11 @@ func liveStoreFromEnv(t *testing.T) liveStore {
 // TestLiveStore reads the store the environment names; see the top of
 // this file.
 func TestLiveStore(t *testing.T) {
+	// TestMain took the provider's variables out of the environment: the
+	// suite puts back those it found, which name the store.
+	for name, v := range startEnv {
+		t.Setenv(name, v)
+	}
 	runLiveSuite(t, liveStoreFromEnv(t))
 }
 

@@ -13,6 +13,7 @@ import (
 )
 
 func TestAccOrdersAllPastOffsetLimit(t *testing.T) {
+	largeStore(t)
 	srv := emulatortest.Start(t, emulator.Options{Orders: 25000})
 	want := expected(t, srv, "orders", "", "created_at")
 	if len(want) != 25000 {
@@ -21,7 +22,7 @@ func TestAccOrdersAllPastOffsetLimit(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Factories,
 		Steps: []resource.TestStep{{
-			Config: providerConfig(t, srv) + `data "commerce_orders" "all" {}`,
+			Config: providerBlock(srv) + `data "commerce_orders" "all" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.commerce_orders.all", tfjsonpath.New("total"), knownvalue.Int64Exact(25000)),
 				statecheck.ExpectKnownValue("data.commerce_orders.all", tfjsonpath.New("ids"), idsExact(want)),

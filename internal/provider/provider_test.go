@@ -30,8 +30,18 @@ func providerConfig(t *testing.T, srv *emulator.Server, extra ...string) string 
 	return providerBlock(srv, extra...)
 }
 
-// providerBlock is providerConfig for a parallel subtest, whose parent
-// clears the environment (a parallel test cannot).
+// largeStore runs a test of a large store in parallel: such tests run side
+// by side once the others are done. One keeps about 1.3 of a 2-core
+// machine's cores busy (the CLI, the provider, the emulator), so two at a
+// time fill it. It cannot clear the environment (TestMain has): its
+// configuration takes providerBlock.
+func largeStore(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
+// providerBlock is providerConfig for a test that runs in parallel, which
+// cannot clear the environment: TestMain has.
 func providerBlock(srv *emulator.Server, extra ...string) string {
 	return fmt.Sprintf(`
 provider "commerce" {
@@ -44,9 +54,32 @@ provider "commerce" {
 }
 
 func clearEnv(t *testing.T) {
-	for _, env := range []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit, envCacheDir, envCacheMaxMB} {
+	for _, env := range providerEnv {
 		t.Setenv(env, "")
 	}
+}
+
+// providerEnv are the variables the provider falls back to.
+var providerEnv = []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit, envCacheDir, envCacheMaxMB}
+
+// startEnv holds the provider's variables as the tests found them, for the
+// live suite, which reads the store they name (liveStoreFromEnv).
+var startEnv = map[string]string{}
+
+// TestMain takes the provider's variables out of the environment before
+// any test runs: a developer's own COMMERCE_* variables then reach no test,
+// also none that runs in parallel and so cannot clear them itself
+// (t.Setenv panics there).
+func TestMain(m *testing.M) {
+	for _, name := range providerEnv {
+		if v, ok := os.LookupEnv(name); ok {
+			startEnv[name] = v
+			if err := os.Unsetenv(name); err != nil {
+				panic(err)
+			}
+		}
+	}
+	os.Exit(m.Run())
 }
 
 // idsExact is the knownvalue check for an exact, ordered list of ids.

@@ -68,6 +68,7 @@ func TestReadsGiveTheSameState(t *testing.T) {
 // split every tie group several times; max_results cuts one in the middle.
 // (TestReadsGiveTheSameState covers a group larger than a window.)
 func TestAccPlansStayEmptyWithShuffledTies(t *testing.T) {
+	largeStore(t)
 	srv := emulatortest.Start(t, emulator.Options{
 		Orders: 1500, OrderTieGroups: []int{333, 95},
 		Accounts: 400, AccountTieGroups: []int{70},
@@ -76,7 +77,7 @@ func TestAccPlansStayEmptyWithShuffledTies(t *testing.T) {
 	})
 	orders := expected(t, srv, "orders", "", "")
 	cut := insideLargestTieGroup(t, srv, orders)
-	config := providerConfig(t, srv, "page_size = 30") + fmt.Sprintf(`
+	config := providerBlock(srv, "page_size = 30") + fmt.Sprintf(`
 data "commerce_orders" "all" {}
 data "commerce_accounts" "all" {}
 data "commerce_files" "all" {}
