@@ -29,10 +29,6 @@ func TestStoresRefuseFewRequests(t *testing.T) {
 	longTest(t)
 	for _, rps := range []float64{20, 25, 50, 100} {
 		t.Run(fmt.Sprintf("rps=%g", rps), func(t *testing.T) {
-			// Each store is its own and the test waits on its pace, not
-			// on the CPU: the four run side by side (go test's -parallel
-			// lets two at a time on a 2-core machine).
-			t.Parallel()
 			orders := int(2 * rps * 100)
 			srv := emulatortest.Start(t, emulator.Options{Orders: orders, Accounts: -1, Files: -1, Customers: -1, Hierarchies: -1, RateLimit: rps})
 			for _, latency := range []time.Duration{0, 20 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond} {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
@@ -167,6 +168,76 @@ func testUpdatesSlideNoNamedRecord(t *testing.T, sort string) {
 	}
 	if !slices.Equal(order, still) {
 		t.Fatalf("of %d records no write touched, %d were listed; the first difference at place %d (%d updates)", len(still), len(order), firstDiff(order, still), len(updated))
+	}
+}
+
+// TestUpdatesWhileAPageWaits plays the order in which CI's rehearsal once
+// got a window's pages: sort -updated_at over a filter that names ids,
+// whose pages do not overlap (see stride), and the window's second page
+// answered only after the pages behind it had come, each of them after
+// an update that moved the oldest named account to the front. That page
+// then starts with accounts updated during the read, behind an account
+// of the first page that no write touched: the window changed, which the
+// accounts it repeats show too, and no order was broken. It must be read
+// again, not fail as if the service sorted wrongly.
+func TestUpdatesWhileAPageWaits(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 300, Orders: -1, Files: -1})
+	ids := make([]string, 150)
+	for i, a := range srv.Accounts()[:150] {
+		ids[i] = a.ID
+	}
+	in := "in(id," + strings.Join(ids, ",") + ")"
+	want := wantIDs(t, srv, commerce.AccountsEndpoint, in, "-updated_at")
+	var mu sync.Mutex
+	updated := map[string]bool{}
+	held := false
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		if r.URL.Path != commerce.AccountsEndpoint.Path {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if victim := want[len(want)-1-len(updated)]; len(updated) < len(want)/2 {
+			if _, err := srv.UpdateAccount(victim); err == nil {
+				updated[victim] = true
+			}
+		}
+		if !held && r.URL.Query().Get("page[offset]") == "10" {
+			held = true
+			return &emulator.Fault{Delay: 300 * time.Millisecond}
+		}
+		return nil
+	})
+	c := newClient(t, srv, func(c *testConfig) { c.PageSize = 10; c.MaxParallelRequests = 8 })
+	got, _, err := listWithin(t, c, commerce.Accounts, Query{Filter: mustFilter(in), Sort: "-updated_at"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !held {
+		t.Fatal("no request asked for page[offset]=10: the test no longer holds the window's second page")
+	}
+	var still, order []string // accounts no write touched, in want's order and as listed
+	for _, id := range want {
+		if !updated[id] {
+			still = append(still, id)
+		}
+	}
+	listed := map[string]int{}
+	for _, id := range got {
+		if listed[id]++; listed[id] == 2 {
+			t.Errorf("%s listed twice", id)
+		}
+		if !updated[id] {
+			order = append(order, id)
+		}
+	}
+	if !slices.Equal(order, still) {
+		t.Fatalf("of %d accounts no write touched, %d were listed; the first difference at place %d (%d updates)", len(still), len(order), firstDiff(order, still), len(updated))
+	}
+	for id := range updated {
+		if listed[id] == 0 {
+			t.Errorf("%s, updated during the read, was not listed", id)
+		}
 	}
 }
 

@@ -802,6 +802,15 @@ func (c *windowCheck[T]) record(rec T) error {
 		return c.r.contractError("", "%v", err)
 	}
 	if c.prevKey != "" && c.w.key.before(k, c.prevKey) {
+		if !c.w.key.fixed() {
+			// A value that writes change (updated_at): pages answered
+			// with updates between them disagree on the order, as where
+			// a page answered late starts with records updated after
+			// the page before was read. A service that sorts wrongly
+			// shows it within one page: the first (the provider then
+			// sorts itself) or one of the re-read (disorder).
+			return errWindowChanged
+		}
 		return c.r.contractError("?sort="+c.w.key.param(), "records are out of %s order: %s comes after %s", c.w.key.param(), k, c.prevKey)
 	}
 	if k != c.prevKey {
