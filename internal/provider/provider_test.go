@@ -63,7 +63,7 @@ func clearEnv(t *testing.T) {
 var providerEnv = []string{envClientID, envClientSecret, envBaseURL, envAuthURL, envRateLimit, envCacheDir, envCacheMaxMB}
 
 // startEnv holds the provider's variables as the tests found them, for the
-// live suite, which reads the store they name (liveStoreFromEnv).
+// live suite, which reads the store they name (TestLiveStore puts them back).
 var startEnv = map[string]string{}
 
 // TestMain takes the provider's variables out of the environment before
