@@ -28,7 +28,8 @@ import (
 
 // The number of draws: STORE_MATRIX_DRAWS, else defaultDraws (make test),
 // shortDraws under -short (make unit). The nightly job sets 5,000.
-// STORE_MATRIX_SEED runs the one draw a failure printed.
+// STORE_MATRIX_SEED runs the one draw a failure printed;
+// STORE_MATRIX_REQUEST_LOG=<file> writes its requests there, one a line.
 const (
 	defaultDraws = 300
 	shortDraws   = 40
@@ -596,7 +597,11 @@ func runCase(t *testing.T, c matrixCase) {
 			t.Logf("reproduce: STORE_MATRIX_SEED=%d go test -run TestStoreMatrix ./internal/storematrix", c.seed)
 		}
 	}()
-	srv := emulatortest.Start(t, c.options())
+	opts := c.options()
+	if path := os.Getenv("STORE_MATRIX_REQUEST_LOG"); path != "" {
+		opts.RequestLines = requestLog(t, path)
+	}
+	srv := emulatortest.Start(t, opts)
 	switch {
 	case c.res.name == "orders":
 		runKind(t, c, srv, commerce.Orders.Path, known(commerce.Orders))
@@ -609,6 +614,17 @@ func runCase(t *testing.T, c matrixCase) {
 	default:
 		runKind(t, c, srv, c.res.endpoint.Path, known(commerce.GenericKind(c.res.endpoint)))
 	}
+}
+
+// requestLog opens path for the emulator's request lines, until the test
+// ends.
+func requestLog(t *testing.T, path string) *os.File {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatalf("STORE_MATRIX_REQUEST_LOG: %v", err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
 }
 
 // kindOf is the kind a draw reads, on the engine it reads with: known
