@@ -135,18 +135,13 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, decode 
 // attempt sends one resource request: what came back, with the
 // generation of the access token sent (0 if none was).
 func (c *Client) attempt(ctx context.Context, target, shown string, attempt int, decode func([]byte) error) tryResult {
-	if err := c.inFlight.acquire(ctx); err != nil {
+	inFlight, err := c.inFlight.acquire(ctx)
+	if err != nil {
 		return tryResult{err: err}
 	}
 	// The slot is held while the request is on the wire, not while its
 	// body is decoded: decoding then overlaps with the next request.
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			c.inFlight.release()
-		}
-	}
+	release := inFlight.release
 	defer release()
 
 	token, gen, err := c.tokens.Token(ctx)

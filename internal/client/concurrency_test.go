@@ -11,23 +11,28 @@ import (
 
 // granted reports whether a slot is free right now: acquire with a context
 // that has already ended takes a free slot and refuses to wait for one.
-func (a *adaptiveLimit) granted() bool {
+func (a *adaptiveLimit) granted() (*slot, bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	return a.acquire(ctx) == nil
+	s, err := a.acquire(ctx)
+	return s, err == nil
 }
 
 // inFlightAllowed starts requests without finishing any until no slot is
 // free, and reports how many started; then it finishes them.
 func (a *adaptiveLimit) inFlightAllowed() int {
-	n := 0
-	for a.granted() {
-		n++
+	var held []*slot
+	for {
+		s, ok := a.granted()
+		if !ok {
+			break
+		}
+		held = append(held, s)
 	}
-	for range n {
-		a.release()
+	for _, s := range held {
+		s.release()
 	}
-	return n
+	return len(held)
 }
 
 // TestInFlightStartsAtTheMaximum: before any refusal the limit is

@@ -85,6 +85,29 @@ type adaptiveLimit struct {
 	// while they do not. youngGen is the newest token that set it.
 	youngCap float64
 	youngGen int
+	// slow counts the requests in flight for longer than slowRequest:
+	// they keep their slot of the limit but not one of youngCap's.
+	slow int
+}
+
+// slowRequest is how long a request may be out before it stops counting
+// against youngCap. The cap keeps requests from spending a fresh token
+// all at once; a request that has waited this long for its answer spends
+// nothing more until it ends. Counted against the cap, a store that
+// stalled 3% of its answers past a 5-second request timeout, with tokens
+// good for 3 requests, held the read to three requests at a time, most
+// of them stalled: 10 requests a second, and a read of 17,000 records
+// ran past five minutes. Answers of this service take a round trip and
+// some milliseconds of work; a second is many times either.
+const slowRequest = time.Second
+
+// slot is one request's place in flight: released once, whatever
+// releases it first.
+type slot struct {
+	a        *adaptiveLimit
+	timer    *time.Timer
+	slow     bool
+	released bool
 }
 
 func newAdaptiveLimit(maxInFlight int) *adaptiveLimit {
@@ -92,26 +115,53 @@ func newAdaptiveLimit(maxInFlight int) *adaptiveLimit {
 }
 
 // acquire blocks until a slot is free or ctx ends, behind those that came
-// before it.
-func (a *adaptiveLimit) acquire(ctx context.Context) error {
+// before it. The slot must be released.
+func (a *adaptiveLimit) acquire(ctx context.Context) (*slot, error) {
 	a.mu.Lock()
-	_, err := a.line.wait(ctx, &a.mu, a.takeLocked, func(time.Time) { a.releaseLocked() })
-	return err
+	if _, err := a.line.wait(ctx, &a.mu, a.takeLocked, func(time.Time) { a.releaseLocked() }); err != nil {
+		return nil, err
+	}
+	s := &slot{a: a}
+	s.timer = time.AfterFunc(slowRequest, s.markSlow)
+	return s, nil
 }
 
-// takeLocked takes a slot if one is free. Caller holds the lock.
+// takeLocked takes a slot if one is free: below the limit, and below
+// youngCap counting the requests that are not slow. Caller holds the lock.
 func (a *adaptiveLimit) takeLocked(time.Time) bool {
-	if a.inFlight >= a.currentLocked() {
+	if a.inFlight >= int(a.limit) || (a.youngCap > 0 && a.inFlight-a.slow >= int(a.youngCap)) {
 		return false
 	}
 	a.inFlight++
 	return true
 }
 
-// release frees a slot.
-func (a *adaptiveLimit) release() {
+// markSlow counts s as slow, once slowRequest has passed.
+func (s *slot) markSlow() {
+	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if s.released {
+		return
+	}
+	s.slow = true
+	a.slow++
+	a.wakeLocked()
+}
+
+// release frees the slot; later calls do nothing.
+func (s *slot) release() {
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s.released {
+		return
+	}
+	s.released = true
+	s.timer.Stop()
+	if s.slow {
+		a.slow--
+	}
 	a.releaseLocked()
 }
 

@@ -170,3 +170,40 @@ func TestYoungTokensGiveUp(t *testing.T) {
 		}
 	})
 }
+
+// TestYoungTokensPastStalledRequests: while tokens die young the requests
+// in flight are capped at what a token serves, but a request out for
+// longer than slowRequest no longer counts against that cap. Four list
+// requests in a row stall for 2.5 s at a store whose tokens serve 3
+// requests: counted, they held every slot, and the read waited for them.
+func TestYoungTokensPastStalledRequests(t *testing.T) {
+	const stall = slowRequest * 5 / 2
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, TokenRequests: 3})
+	var mu sync.Mutex
+	lists, during := 0, 0
+	var until time.Time
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		if r.URL.Path != commerce.Accounts.Path {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		lists++
+		switch {
+		case lists >= 30 && lists < 34:
+			if until.IsZero() {
+				until = time.Now().Add(stall)
+			}
+			return &emulator.Fault{Delay: stall}
+		case !until.IsZero() && time.Now().Before(until):
+			during++
+		}
+		return nil
+	})
+	c := newClient(t, srv, func(c *testConfig) { c.PageSize, c.RateLimit = 25, 1000 })
+	stats := mustList(t, srv, c, commerce.Accounts, ListQuery{})
+	t.Logf("%d pages, %d list requests arrived while four were stalled for %s", stats.Pages, during, stall)
+	if during < 10 {
+		t.Errorf("%d list requests arrived while four were stalled for %s: the stalled requests held the young tokens' slots", during, stall)
+	}
+}

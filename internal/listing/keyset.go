@@ -272,7 +272,7 @@ func (w *walk[T]) listTieGroup(ctx context.Context, base filter.Parsed, key sort
 		return false, nil
 	}
 	if w.idsRanged() {
-		err = w.listByIDSpans(ctx, tie, collect)
+		err = w.listByIDSpans(ctx, tie, nil, 0, collect)
 	} else {
 		err = w.listUnsorted(ctx, tie, collect)
 	}

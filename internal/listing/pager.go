@@ -112,6 +112,9 @@ type pageWindow[T commerce.Record] struct {
 
 	pages []chan pageResult[T] // one per possible page at the smaller stride, each written once
 	next  chan continuation[T]
+	// come, where set, is signalled once the first page has come
+	// (onePage).
+	come chan struct{}
 
 	mu sync.Mutex
 	// Set once, when the first page sizes the window (size).
@@ -125,6 +128,11 @@ type pageWindow[T commerce.Record] struct {
 	// readAhead is set once pages are read ahead of what the count says.
 	requested int
 	readAhead bool
+	// firstKey is the sort value of the first page's first record, where
+	// the next window's bound starts from; limited is set where the
+	// traversal that sized the window wants only some of its records.
+	firstKey string
+	limited  bool
 
 	p0 *pageResult[T] // the first page, once awaited (traversal goroutine only)
 	// ended is set once read handed out the window's last record and saw
@@ -213,19 +221,37 @@ func (r *windowReader[T]) start(parent context.Context, base filter.Parsed, key 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(parent)
-	w := &pageWindow[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr, exactCount: exactCount,
-		pages: make([]chan pageResult[T], r.lastPage(r.overlapStride())+1), next: make(chan continuation[T], 1)}
-	for i := range w.pages {
-		w.pages[i] = make(chan pageResult[T], 1)
-	}
-	r.windows.Add(1)
+	w := r.newWindow(parent, base, key, bound, expr, r.lastPage(r.overlapStride())+1)
+	w.exactCount = exactCount
 	var then func(commerce.Page[T])
 	if onFirst != nil {
 		then = func(p commerce.Page[T]) { onFirst(w, p) }
 	}
 	r.sched.submit(urgent, r.pageTask(w, 0, then))
 	return w, nil
+}
+
+// onePage requests the first page of base, in the service's own order, for
+// a window read by that page alone (an id span, idcut.go), and signals
+// come, where set, once the page has come, whatever it holds. Traversal
+// goroutine.
+func (r *windowReader[T]) onePage(parent context.Context, base filter.Parsed, come chan struct{}) *pageWindow[T] {
+	w := r.newWindow(parent, base, unsorted, nil, base.Text(), 1)
+	w.come = come
+	r.sched.submit(urgent, r.pageTask(w, 0, nil))
+	return w
+}
+
+// newWindow builds a window of pages page requests. Either goroutine.
+func (r *windowReader[T]) newWindow(parent context.Context, base filter.Parsed, key sortKey, bound filter.Expr, expr string, pages int) *pageWindow[T] {
+	ctx, cancel := context.WithCancel(parent)
+	w := &pageWindow[T]{ctx: ctx, cancel: cancel, base: base, key: key, bound: bound, expr: expr,
+		pages: make([]chan pageResult[T], pages), next: make(chan continuation[T], 1)}
+	for i := range w.pages {
+		w.pages[i] = make(chan pageResult[T], 1)
+	}
+	r.windows.Add(1)
+	return w
 }
 
 // pageTask is the request of w's page i, run by a scheduler worker; then,
@@ -242,7 +268,16 @@ func (r *windowReader[T]) pageTask(w *pageWindow[T], i int, then func(commerce.P
 		if err == nil && then != nil {
 			then(p)
 		}
+		if err == nil && i > 0 && len(p.Records) == r.pageSize {
+			r.readOn(w, i)
+		}
 		w.pages[i] <- pageResult[T]{page: p, err: err}
+		if i == 0 && w.come != nil {
+			select {
+			case w.come <- struct{}{}:
+			default: // a signal waits already: the traversal looks at every window
+			}
+		}
 	}
 }
 
@@ -265,6 +300,10 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 		return
 	}
 	w.sized = true
+	w.limited = want.limited
+	if len(p0.Records) > 0 {
+		w.firstKey, _ = keyOf(w.key, p0.Records[0])
+	}
 	w.stride = r.stride(w, p0.Count)
 	w.lastOffset = max(0, r.maxWindow()-r.pageSize)
 	w.last = r.lastPage(w.stride)
@@ -302,23 +341,20 @@ func (r *windowReader[T]) size(w *pageWindow[T], p0 commerce.Page[T], want quota
 			return
 		}
 	}
-	r.request(w, n, want, p0)
+	r.request(w, n, want)
 }
 
 // request requests w's pages up to n (exclusive), the last one first: its
 // records decide where the next window starts. Either goroutine, under
 // w.mu.
-func (r *windowReader[T]) request(w *pageWindow[T], n int, want quota, p0 commerce.Page[T]) {
+func (r *windowReader[T]) request(w *pageWindow[T], n int, want quota) {
 	from := w.requested
 	if n <= from {
 		return
 	}
 	w.requested = n
 	if n-1 == w.last {
-		firstKey := ""
-		if len(p0.Records) > 0 {
-			firstKey, _ = keyOf(w.key, p0.Records[0])
-		}
+		firstKey := w.firstKey
 		r.sched.submit(urgent, r.pageTask(w, w.last, func(last commerce.Page[T]) {
 			switch {
 			case len(last.Records) < r.pageSize:
@@ -361,6 +397,32 @@ func (r *windowReader[T]) quotaRecords(w *pageWindow[T], want quota) int {
 func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	r.extendLocked(w, i, want)
+}
+
+// readOn extends w from its page i, which a worker has just fetched full,
+// before the traversal reaches it, where w is wanted whole and already
+// read ahead (its count promised nothing, or proved low): a page that
+// stalls then holds up only itself. Whether to read ahead at all, and
+// whether a window of named ids holds them all (windowCheck.holdsAll),
+// the traversal decides, which alone has seen the pages before. Extended in order alone, a window read
+// ahead stopped ahead pages past a page that had not come, and a store
+// that stalled 3% of its answers past the request timeout held each of a
+// read's stalls in turn (17,000 records, pages of 25: five minutes, nearly
+// all of them waiting). No page is requested that extending in order
+// would not request: each full page asks for the same pages past it.
+// Worker.
+func (r *windowReader[T]) readOn(w *pageWindow[T], i int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.readAhead || w.limited || r.maxMatches > 0 || w.ctx.Err() != nil {
+		return
+	}
+	r.extendLocked(w, i, unlimited)
+}
+
+// extendLocked is extend, under w.mu. Either goroutine.
+func (r *windowReader[T]) extendLocked(w *pageWindow[T], i int, want quota) {
 	if i+1 >= w.requested {
 		w.readAhead = true
 	}
@@ -371,7 +433,7 @@ func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 	if want.limited {
 		target = min(target, max(i+2, r.pagesFor(w.stride, r.quotaRecords(w, want))+1))
 	}
-	r.request(w, min(w.last+1, target), want, w.p0.page)
+	r.request(w, min(w.last+1, target), want)
 }
 
 // nextWindowFits checks, for a window that does not hold the rest of a
@@ -525,6 +587,21 @@ func (w *pageWindow[T]) firstPage(ctx context.Context) (pageResult[T], error) {
 	r.err = err
 	w.p0 = &r
 	return r, err
+}
+
+// firstPageIfCome is firstPage, without waiting: come reports whether the
+// page has come. Traversal goroutine.
+func (w *pageWindow[T]) firstPageIfCome() (r pageResult[T], come bool) {
+	if w.p0 != nil {
+		return *w.p0, true
+	}
+	select {
+	case r = <-w.pages[0]:
+		w.p0 = &r
+		return r, true
+	default:
+		return r, false
+	}
 }
 
 // progressed reports whether the window handed out a whole page that

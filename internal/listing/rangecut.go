@@ -117,6 +117,7 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 		}
 		size := r0.page.Count.Hint()
 		target := int(windowFill * float64(w.maxWindow()))
+		var sample []T
 		// A window that reaches the offset limit full cannot show its end:
 		// a span the count fills to the limit is cut at once, where the
 		// count is at most the truth. An estimate that says so is read
@@ -129,14 +130,16 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 				return deliverAll(held, deliver)
 			case err == nil:
 				// Full up to the offset limit: more than the count said.
+				// Its records sample the span better than the first page.
 				size = w.maxWindow() + 1
+				sample = held
 			case !errors.Is(err, errWindowChanged):
 				return w.offsetLimitErrorFor(err, win)
 			case attr == "" && w.idsRanged():
 				// Offsets shifted, and no range attribute cuts the span:
 				// spans of ids, which one answer each holds, do.
 				win.cancel()
-				return w.listByIDSpans(ctx, base, deliver)
+				return w.listByIDSpans(ctx, base, nil, 0, deliver)
 			case attr == "" || sp.single():
 				// Nothing cuts the span finer: read it again, a few times.
 				win.cancel()
@@ -156,7 +159,7 @@ func (w *walk[T]) listSpan(ctx context.Context, base filter.Parsed, sp rangeSpan
 			}
 		}
 		win.cancel()
-		return w.listCut(ctx, base, sp, cutBy[T]{sample: r0.page, size: size, target: target}, deliver)
+		return w.listCut(ctx, base, sp, cutBy[T]{sample: r0.page, ids: sample, size: size, target: target}, deliver)
 	}
 }
 
@@ -183,7 +186,11 @@ func (r *windowReader[T]) unsteadyError(sent, attr string, sp rangeSpan, times i
 // (the first page of the span's window), into parts of about target
 // records of the size the span holds.
 type cutBy[T commerce.Record] struct {
-	sample       commerce.Page[T]
+	sample commerce.Page[T]
+	// ids, where set, are the records of a window read whole before it
+	// proved too large: a larger sample of the span's ids (see
+	// listByIDSpans).
+	ids          []T
 	size, target int
 }
 
@@ -195,7 +202,7 @@ func (w *walk[T]) listCut(ctx context.Context, base filter.Parsed, sp rangeSpan,
 	if attr == "" && w.idsRanged() {
 		// More than offsets reach, or a span that offsets cannot read
 		// whole: spans of ids cut it.
-		return w.listByIDSpans(ctx, base, deliver)
+		return w.listByIDSpans(ctx, base, by.ids, size, deliver)
 	}
 	if attr == "" {
 		return &UnlistableError{Endpoint: w.kind.Name, Total: size, OffsetLimit: w.offsetLimit(),
