@@ -91,9 +91,9 @@ func heapInuseAfterGC() uint64 {
 // benchClient is an engine on a client with the provider's defaults (what a
 // user gets without setting anything), apart from the benchmark's
 // parallelism.
-func benchClient(b *testing.B, srv *emulator.Server, maxParallel int) *Engine {
+func benchClient(b *testing.B, srv *emulator.Server, maxParallel int, tweak ...func(*client.Config)) *Engine {
 	b.Helper()
-	c, err := client.New(client.Config{
+	cfg := client.Config{
 		BaseURL:             srv.URL(),
 		ClientID:            emulator.DefaultClientID,
 		ClientSecret:        emulator.DefaultClientSecret,
@@ -101,7 +101,11 @@ func benchClient(b *testing.B, srv *emulator.Server, maxParallel int) *Engine {
 		// The provider sets max_retries to DefaultMaxRetries when unset;
 		// backoff bounds stay at the client's defaults (250ms..30s).
 		MaxRetries: client.DefaultMaxRetries,
-	})
+	}
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	c, err := client.New(cfg)
 	if err != nil {
 		b.Fatalf("client.New: %v", err)
 	}
