@@ -94,6 +94,8 @@ var seedsThatFailed = []struct {
 	{1677577, "an update slid a record between pages of an in() sorted by updated_at"},
 	{1681145, "a delete slid a record between pages of an in() whose first page asked for an exact count, the others given a lower bound"},
 	{1680094, "a delete moved a tie partner into the place of the one record two pages shared, at a store that orders ties anew (1 run in 24)"},
+	{1733831, "a read past the offset limit of a store that ignores sort= and stalls 3% of its answers outlasted the read deadline: each stall held up the whole read"},
+	{1731306, "as 1733831, 26,167 accounts"},
 }
 
 func TestSeedsThatFailedOnce(t *testing.T) {
