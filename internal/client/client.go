@@ -164,6 +164,7 @@ func (c *Client) attempt(ctx context.Context, target, shown string, attempt int,
 	req.Header.Set("Accept", "application/json")
 
 	start := time.Now()
+	inFlight.sent()
 	resp, body, err := c.send(req)
 	release()
 	fields := map[string]any{"method": http.MethodGet, "path": shown, "attempt": attempt, "duration_ms": time.Since(start).Milliseconds()}

@@ -121,10 +121,13 @@ func (a *adaptiveLimit) acquire(ctx context.Context) (*slot, error) {
 	if _, err := a.line.wait(ctx, &a.mu, a.takeLocked, func(time.Time) { a.releaseLocked() }); err != nil {
 		return nil, err
 	}
-	s := &slot{a: a}
-	s.timer = time.AfterFunc(slowRequest, s.markSlow)
-	return s, nil
+	return &slot{a: a}, nil
 }
+
+// sent starts s's clock toward slowRequest, once its request is on the
+// wire: one that waits for the rate budget holds a token it has not yet
+// spent, and counts against youngCap for as long as it waits.
+func (s *slot) sent() { s.timer = time.AfterFunc(slowRequest, s.markSlow) }
 
 // takeLocked takes a slot if one is free: below the limit, and below
 // youngCap counting the requests that are not slow. Caller holds the lock.
@@ -158,7 +161,9 @@ func (s *slot) release() {
 		return
 	}
 	s.released = true
-	s.timer.Stop()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	if s.slow {
 		a.slow--
 	}
