@@ -405,13 +405,13 @@ func (r *windowReader[T]) extend(w *pageWindow[T], i int, want quota) {
 // read ahead (its count promised nothing, or proved low): a page that
 // stalls then holds up only itself. Whether to read ahead at all, and
 // whether a window of named ids holds them all (windowCheck.holdsAll),
-// the traversal decides, which alone has seen the pages before. Extended in order alone, a window read
-// ahead stopped ahead pages past a page that had not come, and a store
-// that stalled 3% of its answers past the request timeout held each of a
-// read's stalls in turn (17,000 records, pages of 25: five minutes, nearly
-// all of them waiting). No page is requested that extending in order
-// would not request: each full page asks for the same pages past it.
-// Worker.
+// the traversal decides, which alone has seen the pages before. Extended
+// in order alone, a window read ahead stopped ahead pages past a page that
+// had not come, and a store that stalled 3% of its answers past the
+// request timeout held each of a read's stalls in turn (17,000 records,
+// pages of 25: five minutes, nearly all of them waiting). No page is
+// requested that extending in order would not request: each full page
+// asks for the same pages past it. Worker.
 func (r *windowReader[T]) readOn(w *pageWindow[T], i int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
