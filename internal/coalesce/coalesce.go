@@ -34,12 +34,17 @@
 // nothing Terraform sends before that validation says that it will come.
 // It costs the requests the stopped work had sent: as a rule its first,
 // whose answer it had not handed out. A read that arrives once the work
-// has handed something out lists on its own (Do says so: OpenedLate).
+// has handed something out opens a call of its own (Do says so:
+// OpenedLate), whose work may build on the earlier work's value once that
+// has ended (Previous: internal/reads refreshes the records it handed out,
+// asking the store only what changed, rather than list again).
 //
 // Why it is safe: the work a read gets starts after the read arrived
 // (gathered), or after it and every reader it is shared with arrived
 // (taken over), so after everything each of them depends on was written;
-// a stopped work gave nobody anything. Gathering and taking over only
+// a stopped work gave nobody anything; a work that builds on an earlier
+// one's value (Previous) starts after its readers arrived, like any other.
+// Gathering and taking over only
 // delay a work's requests, which can only let it see more writes, never
 // fewer. A read may get a later listing than it would have alone, never an
 // earlier one.
@@ -95,6 +100,9 @@ type Group[J, V any] struct {
 	// opened holds the keys of every call opened in the Group, to tell
 	// a read that came too late to join one (OpenedLate).
 	opened map[string]bool
+	// last holds the newest call of each key, running or ended: the one
+	// the next call's work may build on (Previous).
+	last map[string]*call[J, V]
 }
 
 type call[J, V any] struct {
@@ -108,6 +116,9 @@ type call[J, V any] struct {
 	cancel    context.CancelFunc
 	// next took the call over: its readers wait for it.
 	next *call[J, V]
+	// before is the call of the key opened before this one, which no
+	// read took over (Previous); nil once this call's work has ended.
+	before *call[J, V]
 	// deadline is the latest of the readers' deadlines; zero if any of
 	// them has none.
 	deadline    time.Time
@@ -140,7 +151,7 @@ const (
 func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx context.Context, joiners []J) V) (v V, how Joined, err error) {
 	g.mu.Lock()
 	if g.calls == nil {
-		g.calls, g.running, g.opened = map[string]*call[J, V]{}, map[string]*call[J, V]{}, map[string]bool{}
+		g.calls, g.running, g.opened, g.last = map[string]*call[J, V]{}, map[string]*call[J, V]{}, map[string]bool{}, map[string]*call[J, V]{}
 	}
 	c, ok := g.calls[key]
 	switch {
@@ -158,9 +169,10 @@ func (g *Group[J, V]) Do(ctx context.Context, key string, joiner J, fn func(ctx 
 			how = OpenedLate
 		}
 		g.opened[key] = true
-		c = &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}), readers: 1, joiners: []J{joiner}}
+		c = &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}), readers: 1, joiners: []J{joiner}, before: g.last[key]}
 		c.deadline, c.hasDeadline = ctx.Deadline()
 		g.calls[key] = c
+		g.last[key] = c
 	}
 	g.mu.Unlock()
 	// Only now that it is in: the call may start as soon as the last
@@ -181,11 +193,12 @@ func (g *Group[J, V]) takeOver(ctx context.Context, key string, joiner J) *call[
 	delete(g.running, key)
 	c := &call[J, V]{done: make(chan struct{}), abandoned: make(chan struct{}),
 		readers: old.readers + 1, joiners: append(slices.Clone(old.joiners), joiner),
-		deadline: old.deadline, hasDeadline: old.hasDeadline}
+		deadline: old.deadline, hasDeadline: old.hasDeadline, before: old.before}
 	c.widen(ctx)
 	old.next, old.readers = c, 0
 	old.cancel()
 	g.calls[key] = c
+	g.last[key] = c
 	return c
 }
 
@@ -209,7 +222,7 @@ func (c *call[J, V]) expiresWith(ctx context.Context) bool {
 
 // run gathers, closes the call to joiners, and runs fn on a context that
 // keeps the first reader's values (its logger) but none of its
-// cancellation, and that carries the call's Commit.
+// cancellation, and that carries the call's Commit and Previous.
 func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn func(ctx context.Context, joiners []J) V) {
 	if g.Ahead != nil {
 		g.Ahead.waitArrived(c.abandoned)
@@ -232,16 +245,50 @@ func (g *Group[J, V]) run(base context.Context, key string, c *call[J, V], fn fu
 	if left {
 		cancel() // every reader gave up while it gathered
 	}
-	c.val = fn(context.WithValue(ctx, commitKey{}, func() bool { return g.commit(key, c) }), c.joiners)
+	ctx = context.WithValue(ctx, commitKey{}, func() bool { return g.commit(key, c) })
+	ctx = context.WithValue(ctx, previousKey{}, func(ctx context.Context) (V, bool) { return c.previous(ctx) })
+	c.val = fn(ctx, c.joiners)
 	g.mu.Lock()
 	if g.running[key] == c {
 		delete(g.running, key)
 	}
+	c.before = nil // what this work built on is no longer needed
 	g.mu.Unlock()
 	close(c.done)
 }
 
 type commitKey struct{}
+
+type previousKey struct{}
+
+// Previous is, for the work of a call, the value of the call of its key
+// that was opened before it (its readers came once that call's work had
+// handed something out), once that call has ended; false where there is
+// none, or ctx ends first. The work may build on it: what it serves must
+// still be as of after its own readers arrived. Work that no Group runs
+// has none.
+func Previous[V any](ctx context.Context) (V, bool) {
+	previous, ok := ctx.Value(previousKey{}).(func(context.Context) (V, bool))
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return previous(ctx)
+}
+
+func (c *call[J, V]) previous(ctx context.Context) (V, bool) {
+	var zero V
+	before := c.before // set before the work began, cleared after it ends
+	if before == nil {
+		return zero, false
+	}
+	select {
+	case <-before.done:
+		return before.val, true
+	case <-ctx.Done():
+		return zero, false
+	}
+}
 
 // Commit is what the work of a call does before it hands anything out: it
 // reports whether the work is still the one its readers wait for, and

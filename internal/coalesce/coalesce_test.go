@@ -291,3 +291,58 @@ func TestWorkEndsByItsDeadlineWithTheLastReaders(t *testing.T) {
 		t.Fatalf("got %v, %v; want the work's context to have passed its deadline", v, err)
 	}
 }
+
+// A read that comes once a call's work has handed something out opens a
+// call of its own, whose work gets the earlier call's value through
+// Previous only once that call has ended: the value is set only then, so
+// a Previous that did not wait would see none. The first call of a key,
+// and work run outside a Group, have no previous.
+func TestPreviousWaitsForTheEarlierCall(t *testing.T) {
+	g := &Group[int, string]{}
+	committed, release := make(chan struct{}), make(chan struct{})
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		v, _, err := g.Do(t.Context(), "k", 1, func(ctx context.Context, _ []int) string {
+			if _, ok := Previous[string](ctx); ok {
+				t.Error("the first call of a key has a previous")
+			}
+			if !Commit(ctx) {
+				t.Error("the first call was taken over")
+			}
+			close(committed)
+			<-release
+			return "first"
+		})
+		if v != "first" || err != nil {
+			t.Errorf("the first read got %q, %v", v, err)
+		}
+	}()
+	<-committed
+	in := make(chan struct{})
+	var v string
+	var how Joined
+	var err error
+	lateDone := make(chan struct{})
+	go func() {
+		defer close(lateDone)
+		v, how, err = g.Do(t.Context(), "k", 2, func(ctx context.Context, _ []int) string {
+			close(in)
+			prev, ok := Previous[string](ctx)
+			if !ok {
+				return "no previous"
+			}
+			return "after " + prev
+		})
+	}()
+	<-in // the late work asks for its previous while the first still runs
+	close(release)
+	<-firstDone
+	<-lateDone
+	if v != "after first" || how != OpenedLate || err != nil {
+		t.Errorf("the late read got %q (joined %v, %v), want the first call's value, opened late", v, how, err)
+	}
+	if _, ok := Previous[string](context.Background()); ok {
+		t.Error("work outside a Group has a previous")
+	}
+}

@@ -18,6 +18,7 @@ import (
 type inProcess struct {
 	server  tfprotov6.ProviderServer
 	schemas *tfprotov6.GetProviderSchemaResponse
+	config  *tfprotov6.DynamicValue // the provider block's
 }
 
 func serveInProcess(t testing.TB, srv *emulator.Server) *inProcess {
@@ -59,15 +60,22 @@ func serveAt(t testing.TB, url string, newServer func() (tfprotov6.ProviderServe
 		"client_secret": tftypes.NewValue(tftypes.String, emulator.DefaultClientSecret),
 	}
 	maps.Copy(set, extra)
-	pcfg := nullObject(schemas.Provider.ValueType(), set)
-	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: dynamicValue(t, pcfg)})
+	p := &inProcess{server: server, schemas: schemas, config: dynamicValue(t, nullObject(schemas.Provider.ValueType(), set))}
+	p.newWalk(t)
+	return p
+}
+
+// newWalk configures the provider again, as Terraform does at the start of
+// each walk: nothing a read of the last walk kept serves the next.
+func (p *inProcess) newWalk(t testing.TB) {
+	t.Helper()
+	resp, err := p.server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{TerraformVersion: "test", Config: p.config})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range resp.Diagnostics {
 		t.Fatalf("configure: %s: %s", d.Summary, d.Detail)
 	}
-	return &inProcess{server: server, schemas: schemas}
 }
 
 func (p *inProcess) dataSourceType(t testing.TB, dataSource string) tftypes.Type {

@@ -52,10 +52,12 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	alone := make([][]byte, len(reads))
 	costs := make([]int, len(reads))
 	for i, set := range reads {
+		p.newWalk(t) // each alone, in a walk of its own
 		srv.ResetStats()
 		alone[i] = read(set)
 		costs[i] = srv.Stats().ListRequests["accounts"]
 	}
+	p.newWalk(t)
 	logs.Reset()
 	srv.ResetStats()
 	// However busy the machine, every read announced joins: the rule
@@ -99,6 +101,56 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	}
 	if counted != sent || served != len(same)-1 {
 		t.Errorf("the reads' INFO lines count %d requests, %d reads served by another's; want %d and %d", counted, served, sent, len(same)-1)
+	}
+}
+
+// Terraform's walk sometimes validates and reads two data sources before
+// its goroutines validate the other two (VVRRVVRR, seen on a busy 2-core
+// machine). The two that come once the listing has handed out its
+// records cannot join it, and need not list again: they refresh what it
+// handed out (a count and the changes since), and each state is the one
+// it gets alone. No clock decides: the walk is played in that order.
+func TestReadsThatComeLateRefreshTheListing(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
+	p := serveInProcess(t, srv)
+	var logs syncBuffer
+	ctx := tflogtest.RootLogger(t.Context(), &logs)
+	filter := tftypes.NewValue(tftypes.String, "ge(created_at,2024-01-01T00:00:00Z)")
+	reads := []map[string]tftypes.Value{
+		{"filter": filter},
+		{"filter": filter, "include_json": tftypes.NewValue(tftypes.Bool, true)},
+		{"filter": filter, "include_records": tftypes.NewValue(tftypes.Bool, false)},
+		{"filter": filter, "max_results": tftypes.NewValue(tftypes.Number, 7)},
+	}
+	alone := make([][]byte, len(reads))
+	one := 0
+	for i, set := range reads {
+		p.newWalk(t)
+		srv.ResetStats()
+		alone[i] = p.readState(t, "commerce_accounts", set)
+		if i == 0 {
+			one = srv.Stats().ListRequests["accounts"]
+		}
+	}
+	p.newWalk(t)
+	srv.ResetStats()
+	logs.Reset()
+	got := append(p.readAccountsTogether(ctx, t, reads[:2]), p.readAccountsTogether(ctx, t, reads[2:])...)
+	for i, resp := range got {
+		for _, d := range resp.Diagnostics {
+			t.Errorf("read %d: %s: %s", i, d.Summary, d.Detail)
+		}
+		if !bytes.Equal(resp.State.MsgPack, alone[i]) {
+			t.Errorf("read %d (%v): its state differs from its state read alone", i, reads[i])
+		}
+	}
+	sent := srv.Stats().ListRequests["accounts"]
+	t.Logf("list requests: %d for one read, %d for the four read as VVRRVVRR (%.2fx)", one, sent, float64(sent)/float64(one))
+	if sent != one+2 {
+		t.Errorf("%d list requests, want %d: one listing, and a count and the changes for the two that came late", sent, one+2)
+	}
+	if n := strings.Count(logs.String(), `"cache":"refreshed from this run"`); n != 1 {
+		t.Errorf("%d INFO lines say a listing was refreshed from an earlier one in this run, want 1:\n%s", n, grepLines(logs.String(), "listing finished"))
 	}
 }
 

@@ -100,6 +100,36 @@ func (c cachedRun[T]) readInFull(ctx context.Context, why string, keep bool) (ru
 // refreshFrom serves the listing from prev, or fails with a
 // refresh.NotProvable, having handed nothing out.
 func (c cachedRun[T]) refreshFrom(ctx context.Context, prev *refresh.Snapshot) (runStats, error) {
+	return c.refresh(ctx, prev, nil, cacheRefreshed)
+}
+
+// refreshKept serves the listing from prev, what an earlier listing of it
+// handed out in this run, or fails with a refresh.NotProvable, having
+// handed nothing out.
+func (c cachedRun[T]) refreshKept(ctx context.Context, prev *keptListing) (runStats, error) {
+	known, _ := prev.records.([]T)
+	if why := notRefreshable(c.l, c.need); why != "" {
+		return runStats{}, refresh.NotProvable{Reason: why}
+	}
+	if c.need.IncludeJSON && !prev.json {
+		return runStats{}, refresh.NotProvable{Reason: "the earlier listing did not fetch the JSON this one keeps"}
+	}
+	cut := ""
+	if !prev.createdBefore.IsZero() {
+		cut = filter.FormatTimestamp(prev.createdBefore)
+	}
+	snap, why := refresh.SnapshotOf(known, cut, prev.took)
+	if snap == nil {
+		return runStats{}, refresh.NotProvable{Reason: why}
+	}
+	return c.refresh(ctx, snap, known, cacheRecent)
+}
+
+// refresh serves the listing from prev, whose records are known where a
+// listing of this process kept them (else prev's), and keeps the result in
+// the cache when it came from there (how: cacheRefreshed); or fails with
+// a refresh.NotProvable, having handed nothing out.
+func (c cachedRun[T]) refresh(ctx context.Context, prev *refresh.Snapshot, known []T, how string) (runStats, error) {
 	r, l, need, to := c.r, c.l, c.need, c.to
 	start := time.Now()
 	base, err := l.BaseFilter(need)
@@ -107,10 +137,10 @@ func (c cachedRun[T]) refreshFrom(ctx context.Context, prev *refresh.Snapshot) (
 		return runStats{}, refresh.NotProvable{Reason: err.Error()}
 	}
 	res, err := refresh.Run(ctx, refresh.Request[T]{
-		Kind: l.Kind(), Filter: base, PageSize: l.PageSize(), Previous: prev, Source: l,
+		Kind: l.Kind(), Filter: base, PageSize: l.PageSize(), Previous: prev, Known: known, Source: l,
 	})
-	st := runStats{Cache: cacheRefreshed, Changed: res.Changed, Reread: res.Reread, Removed: res.Removed}
-	st.Strategy, st.Pages = "refreshed from the cache", res.Requests
+	st := runStats{Cache: how, Changed: res.Changed, Reread: res.Reread, Removed: res.Removed}
+	st.Strategy, st.Pages = strategies[how], res.Requests
 	if err != nil {
 		return st, err
 	}
@@ -131,7 +161,9 @@ func (c cachedRun[T]) refreshFrom(ctx context.Context, prev *refresh.Snapshot) (
 		st.Listed++
 		l.LogProgress(ctx, st.Listed, st.Count)
 	}
-	r.saveSnapshot(ctx, l.Kind().Name, l.Name(), &rec, need, time.Since(start))
+	if how == cacheRefreshed {
+		r.saveSnapshot(ctx, l.Kind().Name, l.Name(), &rec, need, time.Since(start))
+	}
 	return st, nil
 }
 

@@ -2,10 +2,14 @@ package reads
 
 import (
 	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/client"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulator"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/emulatortest"
@@ -45,6 +49,34 @@ func newReads(t testing.TB, srv *emulator.Server, tweak ...func(*testConfig)) *R
 		t.Fatalf("listing.New: %v", err)
 	}
 	return New(e, Options{Logger: cfg.Logger})
+}
+
+// newRun makes r serve a new run, as a provider configured afresh for a
+// new walk: no listing of the last run serves a read that comes late.
+func newRun(r *Reads) {
+	r.shared = &coalesce.Group[any, sharedRun]{Ahead: r.shared.Ahead}
+	r.keptBytes.Store(0)
+}
+
+// holdListRequest holds the store's answer to the nth accounts list
+// request once the store has evaluated it: held is closed then, and the
+// answer goes out on unhold (at the latest when the test ends).
+func holdListRequest(t *testing.T, srv *emulator.Server, n int32) (held <-chan struct{}, unhold func()) {
+	var lists atomic.Int32
+	evaluated, release := make(chan struct{}), make(chan struct{})
+	srv.SetFaults(func(req *http.Request, _ int64) *emulator.Fault {
+		if req.URL.Path != "/v2/accounts" || lists.Add(1) != n {
+			return nil
+		}
+		return &emulator.Fault{Mutate: func(body []byte) []byte {
+			close(evaluated)
+			<-release
+			return body
+		}}
+	})
+	unhold = sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unhold)
+	return evaluated, unhold
 }
 
 // longTest skips a test that lists thousands of records when `go test

@@ -13,6 +13,7 @@ import (
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/listing"
+	"github.com/commerce-tf/terraform-provider-commerce/internal/refresh"
 )
 
 // Using is r on engine, r's own engine sending through a read's own
@@ -34,8 +35,9 @@ func (r *Reads) Using(engine *listing.Engine) *Reads {
 // read in full by the engine.
 //
 // A read that arrives once a listing has handed out records never joins
-// it: it may depend on a write that listing cannot have seen. It lists on
-// its own, and says so at DEBUG.
+// it: it may depend on a write that listing cannot have seen. It refreshes
+// what that listing handed out once it has ended (serve), else lists
+// on its own, and says so at DEBUG.
 func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T], q listing.Query, to listing.Reader[T]) (Result, error) {
 	l, err := listing.Plan(r.engine, kind, q)
 	if err != nil {
@@ -54,7 +56,7 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 	case coalesce.Shared:
 		r.log.Debug(ctx, "served by another read's listing, which was starting when this one arrived", fields)
 	case coalesce.OpenedLate:
-		r.log.Debug(ctx, "listed on its own: a listing of the same list had already started when this read arrived, and a read that arrives later may depend on a write that listing cannot have seen", fields)
+		r.log.Debug(ctx, "not served by the listing of the same list that had handed out records when this read arrived (a read that arrives later may depend on a write that listing cannot have seen): refreshed what it handed out, or listed again where it could not", fields)
 	}
 	total, known := out.stats.TotalFor(q, me.listed)
 	res := Result{Total: total, TotalKnown: known, Count: out.stats.Count, Listed: me.listed, Shared: shared, Split: l.Split(), Pages: out.stats.Pages}
@@ -75,7 +77,8 @@ func Read[T commerce.Record](ctx context.Context, r *Reads, kind commerce.Kind[T
 // coalesce.Commit before the first record) and a new one serves its
 // readers and the newcomer, at the cost of the requests it had sent. None
 // joins once the listing has handed out a record (a read that depends on
-// a write must not get a listing from before it).
+// a write must not get a listing from before it): such a read refreshes
+// what the listing handed out, once it has ended (serve).
 //
 // The listing fetches what its readers need together: every record any of
 // them keeps (the largest max_results, or all), with JSON if any of them
@@ -108,6 +111,10 @@ func readersOf[T commerce.Record](joined []any) []*sharedReader[T] {
 }
 
 // serve runs the listing the readers need, once, and logs what it cost.
+// A listing of every match keeps what it hands out (keeping) for a read of
+// its list that comes once it has handed out records, too late to join:
+// that read's listing waits for this one to end and refreshes what it
+// kept (run), asking the store only what changed since.
 func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[T], readers []*sharedReader[T]) sharedRun {
 	keep := make([]listing.Query, len(readers))
 	for i, rd := range readers {
@@ -115,40 +122,141 @@ func serve[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[
 	}
 	need := l.Need(keep)
 	start := time.Now()
-	st, err := run(ctx, r, l, need, fanOut(readers, func() bool { return coalesce.Commit(ctx) }))
+	var prev *keptListing
+	var kept *keeping[T]
+	if need.MaxResults == 0 {
+		if before, ok := coalesce.Previous[sharedRun](ctx); ok {
+			prev = before.kept
+		}
+		kept = &keeping[T]{r: r}
+	}
+	st, err := run(ctx, r, l, need, prev, fanOut(readers, func() bool { return coalesce.Commit(ctx) }, kept))
 	if !coalesce.Commit(ctx) {
+		kept.drop()
 		r.log.Debug(ctx, "listing left for a new one: a read of the same list came before it handed out a record", map[string]any{
 			"resource": l.Kind().Name, "page_requests": st.Pages,
 		})
 		return sharedRun{stats: st, err: errTakenOver}
 	}
+	r.release(prev) // this listing replaces it
 	r.logFinished(ctx, l.Kind().Name, st, len(readers), time.Since(start), err)
-	return sharedRun{stats: st, err: err}
+	out := sharedRun{stats: st, err: err}
+	if err == nil {
+		out.kept = kept.listing(need, time.Since(start))
+	} else {
+		kept.drop()
+	}
+	return out
 }
 
 // errTakenOver stops a listing that a read of the same list took over: its
 // readers are served by a new listing (coalesce.Commit).
 var errTakenOver = errors.New("the listing was taken over by a new one")
 
-// run reads the listing: through the cache where there is one, else in
+// run reads the listing: by refreshing prev, what an earlier listing of it
+// handed out in this run, where there is one and it can serve this
+// listing (cached.go); else through the cache where there is one; else in
 // full.
-func run[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[T], need listing.Need, to listing.Reader[T]) (runStats, error) {
-	if r.snapshots != nil {
-		return readCached(ctx, r, l, need, to)
+func run[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[T], need listing.Need, prev *keptListing, to listing.Reader[T]) (runStats, error) {
+	spent := 0
+	if prev != nil {
+		st, err := cachedRun[T]{r: r, l: l, need: need, to: to}.refreshKept(ctx, prev)
+		var np refresh.NotProvable
+		if !errors.As(err, &np) {
+			return st, err
+		}
+		r.log.Debug(ctx, "the earlier listing of this list in this run cannot serve this one: listing again", map[string]any{
+			"resource": l.Kind().Name, "reason": np.Reason,
+		})
+		spent = st.Pages
 	}
-	st, err := l.Read(ctx, need, to)
-	return runStats{Stats: st}, err
+	var st runStats
+	var err error
+	if r.snapshots != nil {
+		st, err = readCached(ctx, r, l, need, to)
+	} else {
+		st.Stats, err = l.Read(ctx, need, to)
+	}
+	st.Pages += spent
+	return st, err
 }
 
-// fanOut hands each record to every reader that still wants it: up to
-// its MaxResults, and late records past it (the state keeps the first
+// keptBound bounds what one Reads keeps of its listings for the reads
+// that come late, estimated per record (recordCost). A listing past it is
+// not kept, and a late read of its list lists in full. 16 MiB holds about
+// 28,000 records without their JSON; it keeps the provider's peak for a
+// million ids within PERFORMANCE.md's 160 MiB, which keeping every listing
+// whole would not.
+const keptBound = 16 << 20
+
+// recordCost estimates what a record kept in memory takes: its JSON, and
+// 600 bytes of decoded fields (measured with runtime.MemStats over 10,000
+// records: 573 bytes an order, 346 an account).
+func recordCost(rec commerce.Record) int64 { return 600 + int64(len(rec.Base().JSON)) }
+
+// keeping keeps the records a listing hands out, within keptBound for all
+// the listings of its Reads; nil keeps nothing. The listing's traversal
+// goroutine adds.
+type keeping[T commerce.Record] struct {
+	r     *Reads
+	recs  []T
+	bytes int64
+	full  bool // past keptBound: nothing kept
+}
+
+func (k *keeping[T]) add(rec T) {
+	if k == nil || k.full {
+		return
+	}
+	cost := recordCost(rec)
+	if k.r.keptBytes.Add(cost) > keptBound {
+		k.r.keptBytes.Add(-cost)
+		k.drop()
+		k.full = true
+		return
+	}
+	k.bytes += cost
+	k.recs = append(k.recs, rec)
+}
+
+// drop gives up what k kept.
+func (k *keeping[T]) drop() {
+	if k == nil {
+		return
+	}
+	k.r.keptBytes.Add(-k.bytes)
+	k.recs, k.bytes = nil, 0
+}
+
+// listing is what k kept of a listing that needed need, reached the end
+// of its list, and took took; nil when it kept nothing.
+func (k *keeping[T]) listing(need listing.Need, took time.Duration) *keptListing {
+	if k == nil || k.full {
+		return nil
+	}
+	kl := &keptListing{records: k.recs, json: need.IncludeJSON, createdBefore: need.CreatedBefore, took: took}
+	kl.bytes.Store(k.bytes)
+	return kl
+}
+
+// release gives k's bytes back to keptBound, once a later listing of its
+// list has replaced it (what it kept goes with the last reference).
+func (r *Reads) release(k *keptListing) {
+	if k != nil {
+		r.keptBytes.Add(-k.bytes.Swap(0))
+	}
+}
+
+// fanOut hands each record to every reader that still wants it (and
+// kept, for the reads that come late): up to its MaxResults, and late
+// records past it (the state keeps the first
 // MaxResults of the late and the others together). A reader whose Emit
 // fails, or whose read gave up, gets no more records; once none is left
 // the listing stops with the first reader's error. Before the first
 // record it commits the listing (commit): false, a read that came after
 // the listing started took it over, and the listing stops having handed
 // out nothing.
-func fanOut[T commerce.Record](readers []*sharedReader[T], commit func() bool) listing.Reader[T] {
+func fanOut[T commerce.Record](readers []*sharedReader[T], commit func() bool, kept *keeping[T]) listing.Reader[T] {
 	committed := false
 	deliver := func(rec T, late bool) error {
 		if !committed {
@@ -157,6 +265,7 @@ func fanOut[T commerce.Record](readers []*sharedReader[T], commit func() bool) l
 			}
 			committed = true
 		}
+		kept.add(rec)
 		for _, r := range readers {
 			if r.err != nil || r.ctx.Err() != nil {
 				continue
@@ -230,8 +339,8 @@ func (r *Reads) logFinished(ctx context.Context, resource string, st runStats, r
 	msg := fmt.Sprintf("listing finished: %d %s in %d requests", st.Listed, resource, st.Pages)
 	fields["total"] = st.Total
 	switch st.Cache {
-	case cacheRefreshed:
-		msg += ", refreshed from the cache: " + changesText(st)
+	case cacheRefreshed, cacheRecent:
+		msg += ", " + strategies[st.Cache] + ": " + changesText(st)
 		fields["cache"], fields["changed"], fields["reread"], fields["removed"] = st.Cache, st.Changed, st.Reread, st.Removed
 	case cacheFull:
 		msg += ", read in full, not from the cache"

@@ -5,6 +5,8 @@ package reads
 
 import (
 	"errors"
+	"sync/atomic"
+	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/coalesce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -34,6 +36,10 @@ type Reads struct {
 	engine    *listing.Engine
 	log       logging.Logger
 	snapshots Snapshots
+	// keptBytes is what the listings' records kept for the reads that
+	// come late take, estimated (keeping; at most keptBound).
+	// Shared by every copy Using makes.
+	keptBytes *atomic.Int64
 	// shared lets the reads that need one listing share it: one Group
 	// for every read of the configuration, whatever Getter each uses.
 	shared *coalesce.Group[any, sharedRun]
@@ -41,7 +47,7 @@ type Reads struct {
 
 // New serves reads on e.
 func New(e *listing.Engine, opts Options) *Reads {
-	r := &Reads{engine: e, log: opts.Logger, snapshots: opts.Snapshots, shared: &coalesce.Group[any, sharedRun]{}}
+	r := &Reads{engine: e, log: opts.Logger, snapshots: opts.Snapshots, keptBytes: &atomic.Int64{}, shared: &coalesce.Group[any, sharedRun]{}}
 	if r.log == nil {
 		r.log = logging.Discard{}
 	}
@@ -106,10 +112,33 @@ const (
 	cacheRefreshed = "refreshed"
 	// cacheFull: read in full; runStats.CacheReason says why.
 	cacheFull = "full read"
+	// cacheRecent: from the records an earlier listing of the same list
+	// handed out in this run, asking the service only what changed since
+	// (read.go's keeping). Not a cache between runs: no cache_dir needed.
+	cacheRecent = "refreshed from this run"
 )
 
-// sharedRun is what a listing hands every read that shared it.
+// strategies name how a refresh served a listing, as the INFO line's
+// strategy field says it.
+var strategies = map[string]string{
+	cacheRefreshed: "refreshed from the cache",
+	cacheRecent:    "refreshed from an earlier listing in this run",
+}
+
+// keptListing is what a listing handed out, kept for the reads of its list
+// that come late.
+type keptListing struct {
+	records       any // []T
+	json          bool
+	createdBefore time.Time
+	took          time.Duration
+	bytes         atomic.Int64 // of keptBound, until released
+}
+
+// sharedRun is what a listing hands every read that shared it, and what
+// it kept for the reads of its list that come late (nil: nothing).
 type sharedRun struct {
 	stats runStats
 	err   error
+	kept  *keptListing
 }

@@ -159,6 +159,7 @@ func TestUnchangedRefreshSaysNothingChanged(t *testing.T) {
 	r := newReads(t, srv, func(c *testConfig) { c.Logger = logs })
 	r.snapshots = &memSnapshots{m: map[string][]byte{}}
 	for range 2 {
+		newRun(r) // each run configures the provider afresh
 		if _, err := Read(t.Context(), r, commerce.Accounts, listing.Query{}, listing.Reader[commerce.Account]{Emit: func(commerce.Account) error { return nil }}); err != nil {
 			t.Fatal(err)
 		}

@@ -3,12 +3,10 @@ package reads
 import (
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,10 +85,12 @@ func TestReadsOfOneListingShareIt(t *testing.T) {
 	alone := make([]kept, len(qs))
 	srv.ResetStats()
 	for i, q := range qs {
+		newRun(r) // each in a run of its own
 		alone[i].res, alone[i].err = Read(context.Background(), r, commerce.Accounts, q, keeper[commerce.Account](&alone[i], 0))
 	}
 	separately := srv.Stats().ListRequests["accounts"]
 	srv.ResetStats()
+	newRun(r)
 	together := readTogether(r, commerce.Accounts, qs, nil)
 	sent := srv.Stats().ListRequests["accounts"]
 	t.Logf("list requests: %d read one by one, %d together", separately, sent)
@@ -155,20 +155,7 @@ func TestAReadTakesOverAListingThatHandedNothingOut(t *testing.T) {
 	srv := emulatortest.Start(t, emulator.Options{Accounts: 1000, Orders: -1, Files: -1})
 	r := newReads(t, srv)
 	want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "")
-	var lists atomic.Int32
-	evaluated, release := make(chan struct{}), make(chan struct{})
-	srv.SetFaults(func(req *http.Request, _ int64) *emulator.Fault {
-		if req.URL.Path != "/v2/accounts" || lists.Add(1) != 1 {
-			return nil
-		}
-		return &emulator.Fault{Mutate: func(body []byte) []byte {
-			close(evaluated)
-			<-release
-			return body
-		}}
-	})
-	unhold := sync.OnceFunc(func() { close(release) })
-	defer unhold()
+	evaluated, unhold := holdListRequest(t, srv, 1)
 	srv.ResetStats()
 	var first, second kept
 	done := make(chan struct{})

@@ -87,7 +87,11 @@ type Request[T commerce.Record] struct {
 	Filter   filter.Parsed
 	PageSize int
 	Previous *Snapshot
-	Source   Source[T]
+	// Known, if set, is the previous listing's records themselves, kept
+	// in memory by the process that listed them; Previous then gives only
+	// its mark, and its Records are not read.
+	Known  []T
+	Source Source[T]
 }
 
 // Result is what a refresh found: every record that matches now, and
@@ -114,9 +118,12 @@ type refresher[T commerce.Record] struct {
 // needed; any other is the service's.
 func Run[T commerce.Record](ctx context.Context, req Request[T]) (Result[T], error) {
 	rf := &refresher[T]{Request: req}
-	known, err := rf.decode()
-	if err != nil {
-		return Result[T]{}, err
+	known := req.Known
+	if known == nil {
+		var err error
+		if known, err = rf.decode(); err != nil {
+			return Result[T]{}, err
+		}
 	}
 	res, err := rf.run(ctx, known)
 	res.Requests = int(rf.spent.Load())

@@ -112,43 +112,81 @@ func (d *decoder) bytes() []byte {
 // Recorder collects the snapshot of a listing as its records go by.
 type Recorder struct {
 	snap Snapshot
-	// unusable says why no snapshot can be kept (a record without
-	// updated_at or JSON); the listing goes on regardless.
-	unusable string
+	mark mark
 }
 
 // Add keeps rec's JSON and moves the high-water mark.
 func (s *Recorder) Add(rec commerce.Record) {
-	if s.unusable != "" {
-		return
+	if s.mark.unusable == "" && rec.Base().JSON == "" {
+		s.mark.unusable = fmt.Sprintf("record %s has no JSON to keep", rec.RecordID())
 	}
-	raw := rec.Base().JSON
+	if s.mark.add(rec) {
+		s.snap.Records = append(s.snap.Records, []byte(rec.Base().JSON))
+	}
+}
+
+// mark follows the high-water mark of a listing's records: the
+// Recorder's as they go by, SnapshotOf's for records kept in memory.
+type mark struct {
+	highWater string
+	// unusable says why no snapshot can be kept (a record without
+	// updated_at); the listing goes on regardless.
+	unusable string
+}
+
+// add moves the mark to rec's updated_at; false once a record lacked what
+// a refresh needs.
+func (m *mark) add(rec commerce.Record) bool {
+	if m.unusable != "" {
+		return false
+	}
 	updated, ok := rec.SortValue("updated_at")
-	if raw == "" || !ok || updated == "" {
-		s.unusable = fmt.Sprintf("record %s has no updated_at to refresh it by", rec.RecordID())
-		return
+	if !ok || updated == "" {
+		m.unusable = fmt.Sprintf("record %s has no updated_at to refresh it by", rec.RecordID())
+		return false
 	}
 	key, err := timestampKey(updated)
 	if err != nil {
-		s.unusable = fmt.Sprintf("record %s: %v", rec.RecordID(), err)
-		return
+		m.unusable = fmt.Sprintf("record %s: %v", rec.RecordID(), err)
+		return false
 	}
-	s.snap.Records = append(s.snap.Records, []byte(raw))
-	if key > s.snap.HighWater {
-		s.snap.HighWater = key
+	m.highWater = max(m.highWater, key)
+	return true
+}
+
+// SnapshotOf is the snapshot of a listing whose records a process kept in
+// memory (Request.Known takes them), without their bytes: its mark, its
+// cut createdBefore (normalised; empty for none) and took; or nil and why,
+// when a record lacked what a refresh needs.
+func SnapshotOf[T commerce.Record](records []T, createdBefore string, took time.Duration) (*Snapshot, string) {
+	var m mark
+	for _, rec := range records {
+		if !m.add(rec) {
+			break
+		}
 	}
+	return m.finish(createdBefore, took)
+}
+
+// finish is the snapshot of a listing that took took, cut at
+// createdBefore (normalised; empty for none), without its records; or nil
+// and why, when a record lacked what a refresh needs.
+func (m *mark) finish(createdBefore string, took time.Duration) (*Snapshot, string) {
+	if m.unusable != "" {
+		return nil, m.unusable
+	}
+	return &Snapshot{HighWater: m.highWater, CreatedBefore: createdBefore, Took: took}, ""
 }
 
 // Finish is the snapshot of a listing that took took, cut at
 // createdBefore (normalised; empty for none); or nil and why, when a
 // record lacked what a refresh needs.
 func (s *Recorder) Finish(createdBefore string, took time.Duration) (*Snapshot, string) {
-	if s.unusable != "" {
-		return nil, s.unusable
+	snap, why := s.mark.finish(createdBefore, took)
+	if snap != nil {
+		snap.Records = s.snap.Records
 	}
-	s.snap.Took = took
-	s.snap.CreatedBefore = createdBefore
-	return &s.snap, ""
+	return snap, why
 }
 
 // timestampKey is an ISO 8601 timestamp as filters take it, to the

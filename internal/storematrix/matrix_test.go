@@ -192,6 +192,12 @@ type matrixCase struct {
 	// where adds a where item, as the provider merges one into the
 	// filter: a raw value from a record of the store (see drawWhere).
 	where bool
+	// late: the last reader comes late, as Terraform sometimes validates
+	// and reads a data source only once the others were read. It is
+	// announced and read once the listing of its group has handed a
+	// record out, or its group's other readers have ended: it cannot join
+	// that listing, and refreshes what it handed out (internal/reads).
+	late bool
 }
 
 // keep is what one reader keeps.
@@ -280,6 +286,9 @@ func (c matrixCase) String() string {
 	}
 	if c.offsetLimit > 0 {
 		fmt.Fprintf(&b, ", offsets up to %d", c.offsetLimit)
+	}
+	if c.late {
+		b.WriteString(", the last reader comes late")
 	}
 	fmt.Fprintf(&b, "; read filter=%q where=%v sort=%q page_size=%d readers=%+v plans=%d cache=%v lookups=%d",
 		c.filter, c.where, c.sort, c.pageSize, c.readers, c.plans, c.cache, c.lookups)
@@ -514,6 +523,7 @@ func (c *matrixCase) drawMore(rng *rand.Rand) {
 	if rng.IntN(8) == 0 {
 		c.offsetLimit = 200 + rng.IntN(9000)
 	}
+	c.late = len(c.readers) >= 2 && rng.IntN(4) == 0
 }
 
 // maxOffset is the largest page[offset] the store serves.
@@ -805,7 +815,7 @@ func (m *matrixRun[T]) runPlan(plan int) {
 	for g := range m.sorts {
 		var mine []readerOut
 		for i, o := range outs {
-			if c.group(i) == g {
+			if c.group(i) == g && (!c.late || i != len(outs)-1) {
 				mine = append(mine, o)
 			}
 		}
@@ -832,17 +842,40 @@ func (m *matrixRun[T]) changeStore(pc matrixCase) {
 }
 
 // readAll announces every reader of the plan, then reads them all at
-// once, as Terraform reads the data sources of one walk step.
+// once, as Terraform reads the data sources of one walk step; a late
+// reader (matrixCase.late) only once its group's listing has handed a
+// record out, or its group's other readers have ended.
 func (m *matrixRun[T]) readAll(plan int) []readerOut {
 	c := m.c
 	outs := make([]readerOut, len(c.readers))
 	readerKey := func(i int) string { return fmt.Sprintf("plan %d reader %d", plan, i) }
+	late := -1
+	if c.late {
+		late = len(c.readers) - 1
+	}
+	handed := make(chan struct{}) // closed once the late reader's group has a record out
+	handOut := sync.OnceFunc(func() { close(handed) })
+	var group sync.WaitGroup // the late reader's group's other readers
 	for i := range c.readers {
-		m.announced.Announce(readerKey(i))
+		if i != late {
+			m.announced.Announce(readerKey(i))
+		}
+		if late >= 0 && i != late && c.group(i) == c.group(late) {
+			group.Add(1)
+		}
 	}
 	var wg sync.WaitGroup
 	for i, k := range c.readers {
+		mine := late >= 0 && i != late && c.group(i) == c.group(late)
 		wg.Go(func() {
+			if mine {
+				defer group.Done()
+			}
+			if i == late {
+				go func() { group.Wait(); handOut() }()
+				<-handed
+				m.announced.Announce(readerKey(i))
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), readDeadline)
 			defer cancel()
 			ctx, arrival := coalesce.WithArrival(ctx, m.announced, readerKey(i))
@@ -850,10 +883,16 @@ func (m *matrixRun[T]) readAll(plan int) []readerOut {
 			q := listing.Query{Filter: m.parsed, Sort: c.sortOf(c.group(i)), MaxResults: k.maxResults, IncludeJSON: k.includeJSON, CountMatches: k.countMatches,
 				ConsistencyBuffer: c.buffer}
 			o := &outs[i]
-			o.res, o.err = reads.Read(ctx, m.r, m.kind, q, listing.Reader[T]{
-				Emit: func(rec T) error { o.ids = append(o.ids, rec.RecordID()); return nil },
-				Late: func(rec T) error { o.late = append(o.late, rec.RecordID()); return nil },
-			})
+			took := func(into *[]string) func(T) error {
+				return func(rec T) error {
+					*into = append(*into, rec.RecordID())
+					if mine {
+						handOut()
+					}
+					return nil
+				}
+			}
+			o.res, o.err = reads.Read(ctx, m.r, m.kind, q, listing.Reader[T]{Emit: took(&o.ids), Late: took(&o.late)})
 		})
 	}
 	wg.Wait()
