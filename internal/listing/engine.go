@@ -240,6 +240,15 @@ type sortUnusableError struct{ cause string }
 
 func (e *sortUnusableError) Error() string { return e.cause }
 
+// disorderError is a page out of the order asked for past the first page
+// of a listing (the first shows it as a sortUnusableError): the service
+// does not sort as documented. A listing that has handed records out
+// fails with the ProtocolError it wraps; List, which hands nothing out
+// until it ends, lists again in the service's own order.
+type disorderError struct{ error }
+
+func (e disorderError) Unwrap() error { return e.error }
+
 // errWindowChanged says a window changed while it was read by offsets: a
 // record was inserted, deleted or moved, so offsets shifted and a record
 // may have slipped between two pages.

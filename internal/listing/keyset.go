@@ -115,7 +115,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 			return nil, false, false, err
 		}
 		if bad := disorder(key, p.Records); bad != "" {
-			return nil, false, false, w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)
+			return nil, false, false, disorderError{w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)}
 		}
 		covered += len(p.Records)
 		if done, ended, err := w.acceptKeysetPage(pass, p.Records, expr); done || ended || err != nil {

@@ -888,7 +888,7 @@ func (c *windowCheck[T]) record(rec T) error {
 			// sorts itself) or one of the re-read (disorder).
 			return errWindowChanged
 		}
-		return c.r.contractError("?sort="+c.w.key.param(), "records are out of %s order: %s comes after %s", c.w.key.param(), k, c.prevKey)
+		return disorderError{c.r.contractError("?sort="+c.w.key.param(), "records are out of %s order: %s comes after %s", c.w.key.param(), k, c.prevKey)}
 	}
 	if k != c.prevKey {
 		c.tieRun = 0

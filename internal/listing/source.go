@@ -59,13 +59,25 @@ func (l *Listing[T]) FirstPage(ctx context.Context, expr filter.Parsed) (commerc
 }
 
 // List is every record matching expr, with its JSON, in the endpoint's
-// default order, and the page requests it took.
+// default order, and the page requests it took. A page out of that order
+// shows a service that does not sort the endpoint as documented (it
+// ignores sort=, and its own order differs once records were written):
+// List has handed nothing out yet, so it lists again, once, in the
+// service's own order, as a listing does that sees it on its first page.
 func (l *Listing[T]) List(ctx context.Context, expr filter.Parsed) ([]T, int, error) {
-	var out []T
 	ep := l.kind.Endpoint
-	st, err := l.derive(expr, keyFor(ep, ep.DefaultSort)).listAll(ctx, Need{IncludeJSON: true},
-		emitters[T]{emit: func(rec T) error { out = append(out, rec); return nil }})
-	return out, st.Pages, err
+	pages := 0
+	for again := false; ; again = true {
+		var out []T
+		st, err := l.derive(expr, keyFor(ep, ep.DefaultSort)).listAll(ctx, Need{IncludeJSON: true},
+			emitters[T]{emit: func(rec T) error { out = append(out, rec); return nil }})
+		pages += st.Pages
+		var disorder disorderError
+		if again || !errors.As(err, &disorder) || l.e.sortUnusable(ep.Path) {
+			return out, pages, err
+		}
+		l.e.markSortUnusable(ctx, ep.Path, ep.DefaultSort, disorder.Error())
+	}
 }
 
 // NarrowFilter is base with extra merged in, within the service's limits

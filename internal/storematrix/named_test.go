@@ -96,6 +96,7 @@ var seedsThatFailed = []struct {
 	{1680094, "a delete moved a tie partner into the place of the one record two pages shared, at a store that orders ties anew (1 run in 24)"},
 	{1733831, "a read past the offset limit of a store that ignores sort= and stalls 3% of its answers outlasted the read deadline: each stall held up the whole read"},
 	{1731306, "as 1733831, 26,167 accounts"},
+	{2004068, "a refresh that found deletes at a store that ignores sort= read a created_at range in the order it asked for, and the store's own order, after creates, was not that order"},
 }
 
 func TestSeedsThatFailedOnce(t *testing.T) {
