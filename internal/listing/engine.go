@@ -420,6 +420,9 @@ type sortKey struct {
 
 var idKey = sortKey{attr: "id"}
 
+// createdKey is creation order, which the service's own order follows.
+var createdKey = sortKey{attr: "created_at", timestamp: true}
+
 // unsorted is the key of a listing in the service's own order: no sort=
 // parameter, no keyset.
 var unsorted = sortKey{}
@@ -455,6 +458,12 @@ func (k sortKey) param() string {
 		return "-" + k.attr
 	}
 	return k.attr
+}
+
+// reversed is k the other way round.
+func (k sortKey) reversed() sortKey {
+	k.desc = !k.desc
+	return k
 }
 
 // keyOf returns rec's value of the sort attribute in the form keyset

@@ -25,10 +25,49 @@ func (w *walk[T]) traverseQuery(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if bad := disorder(key, p0.Records); bad != "" {
+	bad := disorder(key, p0.Records)
+	if bad == "" {
+		if bad, err = w.ignoredSort(ctx, key, p0.Records); err != nil {
+			return err
+		}
+	}
+	if bad != "" {
 		return &sortUnusableError{cause: "it ignored sort=" + key.param() + ": " + bad}
 	}
 	return w.traverseFrom(ctx, win, true)
+}
+
+// ignoredSort tells, with one request for one record, whether a first
+// page in the order asked for came from a service that ignores sort=. The
+// service's own order is by creation (the vendor documents -created_at),
+// so a page in creation order as well cannot show it: sort -updated_at
+// where few records were updated looks right for pages, and the records
+// out of order come later, after the listing handed records out (nightly
+// seed 2002551). Asked for the reverse order, a service that sorts gives
+// the record the listing ends with, one that ignores sort= its own first
+// again, which comes before the page's last. Only a page that may have
+// more after it asks, and only where it is in creation order: a page in
+// key order that holds every record to hand out is in order, and a page
+// that is not in creation order showed the sort at work. It returns why
+// the service ignored sort=, or "". Traversal goroutine.
+func (w *walk[T]) ignoredSort(ctx context.Context, key sortKey, page []T) (string, error) {
+	more := len(page) == w.e.pageSize && (w.need.MaxResults == 0 || w.need.MaxResults > len(page))
+	if !more || !key.checked() || key.attr == createdKey.attr {
+		return "", nil
+	}
+	if disorder(createdKey, page) != "" && disorder(createdKey.reversed(), page) != "" {
+		return "", nil
+	}
+	w.pages.Add(1)
+	reverse, err := fetchPage(ctx, w.e, w.kind, pageRequest{filter: w.filter.Text(), sort: key.reversed().param(), limit: 1}, &w.notes)
+	if err != nil || len(reverse.Records) == 0 {
+		return "", err
+	}
+	// What ends the listing must not come before the page's last record.
+	if bad := disorder(key, []T{page[len(page)-1], reverse.Records[0]}); bad != "" {
+		return "sort=" + key.reversed().param() + " gave first a record that belongs before the first page's last (" + bad + ")", nil
+	}
+	return "", nil
 }
 
 // traverse lists base in key order: a tie group by id, or a catch-up pass.

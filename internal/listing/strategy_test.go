@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -165,6 +166,54 @@ func TestListServiceIgnoresSort(t *testing.T) {
 	stats = expectSortedHere(t, srv, fresh, commerce.Accounts, Query{Sort: "-id"})
 	if stats.Strategy != strategyWindowsSortedHere {
 		t.Errorf("sort -id on a store that ignores it: strategy %q", stats.Strategy)
+	}
+}
+
+// TestListServiceIgnoresSortBehindAnOrderedFirstPage plays a store that
+// ignores sort= whose own order (newest first) gives a first page in the
+// order asked for: the accounts created last were never updated, so they
+// come in -updated_at order too, and the records out of it come pages
+// later, after the listing handed records out (nightly seed 2002551). One
+// request for one record in the reverse order tells the two apart; a store
+// that sorts pays that request only where the first page is in creation
+// order.
+func TestListServiceIgnoresSortBehindAnOrderedFirstPage(t *testing.T) {
+	for _, ignores := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ignores=%v", ignores), func(t *testing.T) {
+			srv := emulatortest.Start(t, emulator.Options{Accounts: 3000})
+			for range 150 { // more than a page of 100
+				srv.InsertAccount()
+			}
+			if ignores {
+				srv.SetIgnoreSort("accounts")
+			}
+			want := strategyKeyset
+			if ignores {
+				want = strategyWindowsSortedHere
+			}
+			for _, q := range []Query{{Sort: "-updated_at", MaxResults: 2000}, {Sort: "-id"}, {Sort: "created_at"}} {
+				srv.ResetStats()
+				stats := expectSortedHere(t, srv, newClient(t, srv), commerce.Accounts, q)
+				if stats.Strategy != want {
+					t.Errorf("sort %s: strategy %q, want %q", q.Sort, stats.Strategy, want)
+				}
+				probes := 0
+				for _, r := range srv.Stats().Requests {
+					if q, _ := url.ParseQuery(r.RawQuery); q.Get("page[limit]") == "1" {
+						probes++
+					}
+				}
+				// Only the first page of -updated_at is in creation order
+				// too; a first page out of order needs no probe.
+				wantProbes := 0
+				if q.Sort == "-updated_at" {
+					wantProbes = 1
+				}
+				if probes != wantProbes {
+					t.Errorf("sort %s: %d requests for one record in the reverse order, want %d", q.Sort, probes, wantProbes)
+				}
+			}
+		})
 	}
 }
 

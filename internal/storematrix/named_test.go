@@ -97,6 +97,7 @@ var seedsThatFailed = []struct {
 	{1733831, "a read past the offset limit of a store that ignores sort= and stalls 3% of its answers outlasted the read deadline: each stall held up the whole read"},
 	{1731306, "as 1733831, 26,167 accounts"},
 	{2004068, "a refresh that found deletes at a store that ignores sort= read a created_at range in the order it asked for, and the store's own order, after creates, was not that order"},
+	{2002551, "a store that ignores sort= gave a first page in -updated_at order as well as in its own (the newest accounts were never updated), and the disorder showed after records were handed out"},
 }
 
 func TestSeedsThatFailedOnce(t *testing.T) {
