@@ -20,7 +20,10 @@
 #                              # writes, from commerce_accounts and from a literal list (the floor:
 #                              # Terraform alone); plan, apply, plan again (default N: 1000 5000
 #                              # 20000). FEED_FORMS, FEED_SOURCES pick; FEED_APPLY=0 plans only;
-#                              # a step over FEED_CAP seconds (900) stops that form for larger N
+#                              # a step over FEED_CAP seconds (900) stops that form for larger N;
+#                              # FEED_BACKEND=http keeps the state in an http backend
+#                              # (tools/stateserver) instead of the local file; FEED_CLI names
+#                              # the CLI (tools/tf-cli.sh's names, default terraform)
 #   tools/bench.sh all
 #
 # e2e builds the provider and the emulator, starts the emulator on 127.0.0.1
@@ -85,7 +88,10 @@ run_cache() {
 work=""
 emulator_pid=""
 cleanup() {
-  if [ -n "$emulator_pid" ]; then kill "$emulator_pid" 2>/dev/null || true; wait "$emulator_pid" 2>/dev/null || true; fi
+  local pid
+  for pid in "$emulator_pid" "${stateserver_pid:-}"; do
+    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  done
 }
 
 # now_ms prints the wall clock in milliseconds.
@@ -431,15 +437,31 @@ run_feed() {
   local tf forms sources
   read -r -a forms <<<"${FEED_FORMS:-one modules local for toset}"
   read -r -a sources <<<"${FEED_SOURCES:-floor provider}"
-  tf="$(tools/tf-cli.sh terraform)"
+  local backend="${FEED_BACKEND:-local}" states=""
+  case "$backend" in local | http) ;; *) echo "FEED_BACKEND is local or http, not $backend" >&2; exit 2 ;; esac
+  tf="$(tools/tf-cli.sh "${FEED_CLI:-terraform}")"
   work="$(mktemp -d /tmp/commerce-feed.XXXXXX)"
   BENCH_OUT="${BENCH_OUT:-$work}"
   trap cleanup EXIT INT TERM
-  echo "== feed: $("$tf" version | head -1), building the provider and the emulator (work dir $work)"
+  echo "== feed: $("$tf" version 2>/dev/null | grep -m1 -E '^(Terraform|OpenTofu) v'), state $backend, building the provider and the emulator (work dir $work)"
   go build -o "$work/bin/terraform-provider-commerce" .
   go build -o "$work/bin/commerce-emulator" ./cmd/commerce-emulator
-  cli_config "$work/terraformrc" "$work/bin"
-  export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+  if [ "$backend" = http ]; then
+    # A backend needs terraform init, which dev_overrides cannot serve: the
+    # provider comes from a filesystem mirror of this build instead.
+    tools/local-mirror.sh "$work/mirror" >"$work/mirror.log"
+    export TF_CLI_CONFIG_FILE="$work/mirror/cli.tfrc"
+    go build -o "$work/bin/stateserver" ./tools/stateserver
+    "$work/bin/stateserver" -ready-file "$work/states" >"$work/stateserver.log" 2>&1 &
+    stateserver_pid=$!
+    for _ in $(seq 200); do [ -s "$work/states" ] && break; sleep 0.05; done
+    [ -s "$work/states" ] || { echo "the state server did not start:"; cat "$work/stateserver.log"; exit 1; }
+    states="$(cat "$work/states")"
+  else
+    cli_config "$work/terraformrc" "$work/bin"
+    export TF_CLI_CONFIG_FILE="$work/terraformrc"
+  fi
+  export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
   unset TF_LOG TF_LOG_PATH TF_LOG_PROVIDER TF_LOG_CORE
   declare -A capped=()
   local n form source
@@ -453,6 +475,7 @@ run_feed() {
     for form in "${forms[@]}"; do
       for source in "${sources[@]}"; do
         FEED_KEY="N=$n form=$form source=$source"
+        [ "$backend" = local ] || FEED_KEY="$FEED_KEY backend=$backend"
         echo "== feed $FEED_KEY (load $(loadavg))"
         if [ -n "${capped[$form-$source]:-}" ]; then
           echo "     skipped: over ${FEED_CAP:-900} s at a smaller N"
@@ -460,10 +483,16 @@ run_feed() {
         fi
         local dir="$work/n$n-$form-$source"
         write_feed_tf "$dir" "$form" "$source" "$(cat "$work/url")" "$n"
-        # Local modules need installing; `get` does only that (init would
-        # also look up the dev_overrides provider in the registry). The
-        # builtin terraform_data needs nothing.
-        if [ "$form" = modules ]; then "$tf" -chdir="$dir" get -no-color >"$dir/get.log" 2>&1 || { cat "$dir/get.log"; exit 1; }; fi
+        if [ "$backend" = http ]; then
+          printf 'terraform {\n  backend "http" {}\n}\n' >"$dir/backend.tf"
+          "$tf" -chdir="$dir" init -no-color -input=false -backend-config="address=$states/n$n-$form-$source" >"$dir/init.log" 2>&1 ||
+            { cat "$dir/init.log"; exit 1; }
+        elif [ "$form" = modules ]; then
+          # Local modules need installing; `get` does only that (init would
+          # also look up the dev_overrides provider in the registry). The
+          # builtin terraform_data needs nothing.
+          "$tf" -chdir="$dir" get -no-color >"$dir/get.log" 2>&1 || { cat "$dir/get.log"; exit 1; }
+        fi
         feed_step "$dir" plan "$tf" -chdir="$dir" plan -no-color -input=false -compact-warnings || { capped[$form-$source]=1; continue; }
         local adds="$n"
         case "$form" in one | json) adds=1 ;; esac
