@@ -55,6 +55,9 @@ func (w *walk[T]) openQuery(ctx context.Context, key sortKey) (*pageWindow[T], c
 	}
 	w.stats.Count = r0.page.Count
 	w.expect(w.expectedPages(r0.page.Count))
+	if w.to.counted != nil {
+		w.to.counted(r0.page.Count)
+	}
 	return win, r0.page, nil
 }
 
@@ -91,6 +94,7 @@ func (w *walk[T]) expectedPages(count commerce.Count) int {
 // emit as they are found.
 type emitters[T commerce.Record] struct {
 	emit, late func(T) error
+	counted    func(commerce.Count) // Reader.Counted
 }
 
 // How a listing reaches every record, as stats.Strategy reports it.

@@ -86,7 +86,7 @@ func (l *Listing[T]) Need(keep []Query) Need {
 // Read lists what need asks of the listing, in full (in windows past the
 // offset limit, each part of a split in()), and hands it to to.
 func (l *Listing[T]) Read(ctx context.Context, need Need, to Reader[T]) (Stats, error) {
-	return l.readFull(ctx, need, emitters[T]{emit: to.Emit, late: to.Late})
+	return l.readFull(ctx, need, emitters[T]{emit: to.Emit, late: to.Late, counted: to.Counted})
 }
 
 // derive is a quiet listing of expr, sorted by key, that l's read makes on
@@ -333,6 +333,9 @@ func (l *Listing[T]) listParts(ctx context.Context, need Need, to emitters[T]) (
 	}
 	if first != nil {
 		return st, first
+	}
+	if to.counted != nil {
+		to.counted(st.Count)
 	}
 	return st, l.emitMerged(all, late, need.MaxResults, to, &st)
 }

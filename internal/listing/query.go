@@ -66,6 +66,11 @@ type Reader[T commerce.Record] struct {
 	// they sort before everything Emit received, newest first. Nil hands
 	// them to Emit as they are found.
 	Late func(T) error
+	// Counted, if set, receives the count the query's first page gives,
+	// before the listing hands out a record: what a reader can tell from
+	// it of the listing's size (a listing in parts gives the parts' sum,
+	// a listing that opens its query again the count it gets then).
+	Counted func(commerce.Count)
 }
 
 // Need is what the readers of one listing need of it together

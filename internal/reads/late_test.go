@@ -150,3 +150,34 @@ func TestALateReadListsWhereTheEarlierListingCannotServeIt(t *testing.T) {
 		t.Errorf("max_results = 7: %d ids in %d list requests, want 7 in 1", len(k.ids), sent)
 	}
 }
+
+// A listing whose first page counts more records than keptBound holds
+// keeps none of them, from its first record on: its late reads list in
+// full anyway. A smaller one keeps what it hands out.
+func TestAListingTooLargeToKeepKeepsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		accounts int
+		keeps    bool
+	}{{30000, false}, {3000, true}} {
+		srv := emulatortest.Start(t, emulator.Options{Accounts: tc.accounts, Orders: -1, Files: -1})
+		r := newReads(t, srv)
+		var most int64
+		var got kept
+		reader := keeper[commerce.Account](&got, 0)
+		emit := reader.Emit
+		reader.Emit = func(rec commerce.Account) error {
+			most = max(most, r.keptBytes.Load())
+			return emit(rec)
+		}
+		if _, err := Read(t.Context(), r, commerce.Accounts, listing.Query{}, reader); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.ids) != tc.accounts {
+			t.Fatalf("%d accounts: listed %d", tc.accounts, len(got.ids))
+		}
+		if kept := most > 0; kept != tc.keeps {
+			t.Errorf("%d accounts (%d bytes at %d a record, bound %d): kept up to %d bytes while listing, want keeping %v",
+				tc.accounts, tc.accounts*decodedCost, decodedCost, keptBound, most, tc.keeps)
+		}
+	}
+}

@@ -190,9 +190,13 @@ func run[T commerce.Record](ctx context.Context, r *Reads, l *listing.Listing[T]
 const keptBound = 16 << 20
 
 // recordCost estimates what a record kept in memory takes: its JSON, and
-// 600 bytes of decoded fields (measured with runtime.MemStats over 10,000
-// records: 573 bytes an order, 346 an account).
-func recordCost(rec commerce.Record) int64 { return 600 + int64(len(rec.Base().JSON)) }
+// decodedCost.
+func recordCost(rec commerce.Record) int64 { return decodedCost + int64(len(rec.Base().JSON)) }
+
+// decodedCost is what a record's decoded fields take in memory, measured
+// with runtime.MemStats over 10,000 records: 573 bytes an order, 346 an
+// account.
+const decodedCost = 600
 
 // keeping keeps the records a listing hands out, within keptBound for all
 // the listings of its Reads; nil keeps nothing. The listing's traversal
@@ -217,6 +221,19 @@ func (k *keeping[T]) add(rec T) {
 	}
 	k.bytes += cost
 	k.recs = append(k.recs, rec)
+}
+
+// counted keeps nothing of a listing whose count says it will pass
+// keptBound alone, at decodedCost a record: its
+// late reads list in full anyway, and keeping its first records until the
+// bound (some 28,000) would only cost its memory and the collector's time
+// (60,000 orders: 75 MB of peak RSS, the floor's, instead of 80–92).
+func (k *keeping[T]) counted(c commerce.Count) {
+	if k == nil || k.full || !c.AtMostTruth() || int64(c.Hint())*decodedCost <= keptBound {
+		return
+	}
+	k.drop()
+	k.full = true
 }
 
 // drop gives up what k kept.
@@ -289,8 +306,9 @@ func fanOut[T commerce.Record](readers []*sharedReader[T], commit func() bool, k
 		return nil
 	}
 	return listing.Reader[T]{
-		Emit: func(rec T) error { return deliver(rec, false) },
-		Late: func(rec T) error { return deliver(rec, true) },
+		Emit:    func(rec T) error { return deliver(rec, false) },
+		Late:    func(rec T) error { return deliver(rec, true) },
+		Counted: kept.counted,
 	}
 }
 
