@@ -3,7 +3,7 @@ package reads
 import (
 	"context"
 	"slices"
-	"sync/atomic"
+	"sync"
 	"testing"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
@@ -80,17 +80,23 @@ func TestALateReadWhileTheListingRuns(t *testing.T) {
 	r := newReads(t, srv, func(c *testConfig) { c.MaxParallelRequests = 1 })
 	held, unhold := holdListRequest(t, srv, 5)
 	var first, late kept
-	var handedOut atomic.Int32
+	// The first record handed out: the workers may have sent the fifth
+	// request before the traversal goroutine handed out the first page's
+	// records, which it does whether or not the fifth page comes.
+	handedOut := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		keep := keeper[commerce.Account](&first, 0)
-		count := func(rec commerce.Account) error { handedOut.Add(1); return keep.Emit(rec) }
+		once := sync.OnceFunc(func() { close(handedOut) })
+		count := func(rec commerce.Account) error { once(); return keep.Emit(rec) }
 		first.res, first.err = Read(context.Background(), r, commerce.Accounts, listing.Query{}, listing.Reader[commerce.Account]{Emit: count, Late: keep.Late})
 	}()
 	<-held
-	if handedOut.Load() == 0 {
-		t.Fatal("the listing handed nothing out before its fifth page")
+	select {
+	case <-handedOut:
+	case <-done:
+		t.Fatalf("the listing ended with its fifth page held: %v", first.err)
 	}
 	lateDone := make(chan struct{})
 	go func() {
