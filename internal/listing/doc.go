@@ -17,9 +17,13 @@
 //     asks, the Listing Plan makes of it, which a run reads); the Engine,
 //     its errors, the room the service's limits leave in a filter, and the
 //     sort key (its keyset filters, and the provider's own sort by it);
-//   - pager.go: the pager, which reads windows and nothing else: page
-//     requests, how many go out ahead, which goroutine runs what, and the
-//     checks that a window held still;
+//   - requests.go: one page request, and the workers that send the page
+//     requests (the scheduler: first and last pages before the rest);
+//   - windowcheck.go: the checks that a window held still and that its
+//     records are in the order asked;
+//   - pager.go: the pager, which reads windows and nothing else: which
+//     pages to request and when, how many go out ahead, which goroutine
+//     runs what, and what is handed out;
 //   - listing.go: one listing as its strategies share it, where a
 //     strategy's records go (each once), and a strategy's pass over it
 //     (walk);

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -58,8 +57,7 @@ func (w *walk[T]) ignoredSort(ctx context.Context, key sortKey, page []T) (strin
 	if disorder(createdKey, page) != "" && disorder(createdKey.reversed(), page) != "" {
 		return "", nil
 	}
-	w.pages.Add(1)
-	reverse, err := fetchPage(ctx, w.e, w.kind, pageRequest{filter: w.filter.Text(), sort: key.reversed().param(), limit: 1}, &w.notes)
+	reverse, err := w.fetch(ctx, pageRequest{filter: w.filter.Text(), sort: key.reversed().param(), limit: 1})
 	if err != nil || len(reverse.Records) == 0 {
 		return "", err
 	}
@@ -154,7 +152,7 @@ func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key so
 			return nil, false, false, err
 		}
 		if bad := disorder(key, p.Records); bad != "" {
-			return nil, false, false, disorderError{w.contractError("?sort="+key.param(), "records are out of %s order: %s", key.param(), bad)}
+			return nil, false, false, outOfOrder(w.kind.Path, key, bad)
 		}
 		covered += len(p.Records)
 		if done, ended, err := w.acceptKeysetPage(pass, p.Records, expr); done || ended || err != nil {
@@ -246,26 +244,6 @@ func (w *walk[T]) onceInPass(inPass map[string]struct{}, key sortKey, boundKey, 
 		return w.contractError("?filter="+sent, "two records have the same id %q (one of them at %s %s)", id, key.attr, k)
 	}
 	return nil
-}
-
-// disorder describes the first pair of records out of k's order, or "" when
-// they are in order or k is an order the client cannot check.
-func disorder[T commerce.Record](k sortKey, recs []T) string {
-	if !k.checked() {
-		return ""
-	}
-	prev := ""
-	for _, rec := range recs {
-		v, err := keyOf(k, rec)
-		if err != nil {
-			return "" // reported as the record's problem when it is read
-		}
-		if prev != "" && k.before(v, prev) {
-			return fmt.Sprintf("%s %s came after %s", k.attr, v, prev)
-		}
-		prev = v
-	}
-	return ""
 }
 
 // afterTieGroup is the step past a tie group that fills a whole unit (a

@@ -1,8 +1,9 @@
 package listing
 
-// The pager: it reads windows, and nothing else: their page requests
-// (fetchPage), who runs them (the scheduler), how many are in flight
-// ahead, and the checks that a window held still (windowCheck).
+// The pager: it reads windows, and nothing else: which of their pages to
+// request and when, how many go out ahead, and what the traversal hands
+// out of them. The page request itself and the workers that send it are
+// in requests.go; the checks that a window held still, in windowcheck.go.
 //
 // A window is one slice of a listing that offsets can reach: the query's
 // filter plus, past the first, a bound on the range or sort attribute. Its
@@ -37,7 +38,6 @@ package listing
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -281,11 +281,14 @@ func (r *windowReader[T]) pageTask(w *pageWindow[T], i int, then func(commerce.P
 	}
 }
 
-// fetch requests one page of req's filter, sort and offset, counted in
-// Stats.Pages. Any goroutine.
+// fetch requests one page of req's filter, sort and offset, of req's
+// limit or else a whole page, counted in Stats.Pages. Any goroutine.
 func (r *windowReader[T]) fetch(ctx context.Context, req pageRequest) (commerce.Page[T], error) {
 	r.pages.Add(1)
-	req.limit, req.includeJSON = r.pageSize, r.includeJSON
+	if req.limit == 0 {
+		req.limit = r.pageSize
+	}
+	req.includeJSON = r.includeJSON
 	return fetchPage(ctx, r.e, r.kind, req, &r.notes)
 }
 
@@ -509,10 +512,15 @@ const sharedRecords = 3
 // limit. Any goroutine.
 func (r *windowReader[T]) lastPage(stride int) int { return r.pagesFor(stride, r.maxWindow()) - 1 }
 
-// offsetOf is the offset of w's page i: i strides on, but for the last
-// page, which ends where the window's reach does, sharing more records
-// with the page before it. Any goroutine, once w is sized.
-func (w *pageWindow[T]) offsetOf(i int) int { return min(i*w.stride, w.lastOffset) }
+// offsetOf is the offset of w's page i (pageOffset). Any goroutine, once
+// w is sized.
+func (w *pageWindow[T]) offsetOf(i int) int { return pageOffset(i, w.stride, w.lastOffset) }
+
+// shape is w's shape as its checks see it (windowShape). Once w is sized.
+func (r *windowReader[T]) shape(w *pageWindow[T]) windowShape {
+	return windowShape{key: w.key, pageSize: r.pageSize, stride: w.stride, lastOffset: w.lastOffset,
+		path: r.kind.Path, maxWindow: r.maxWindow}
+}
 
 // pagesFor is how many pages at stride reach a window's first n records
 // (at least one page). Any goroutine.
@@ -627,7 +635,7 @@ func (r *windowReader[T]) read(ctx context.Context, w *pageWindow[T], want quota
 		return false, none, err
 	}
 	r.size(w, r0.page, want)
-	check := newWindowCheck(r, w, r0.page.Count)
+	check := newWindowCheck[T](r.shape(w), r0.page.Count)
 	var prev commerce.Page[T]
 	for i := 0; ; i++ {
 		rp := r0
@@ -776,311 +784,4 @@ func leadingRun[T commerce.Record](key sortKey, recs []T, v string) int {
 // query ("?filter=...", "?sort=..." or empty). Any goroutine.
 func (r *windowReader[T]) contractError(query, format string, args ...any) error {
 	return commerce.ContractBroken(r.kind.Path+query, format, args...)
-}
-
-// ---- The checks of a window
-
-// What the traversal goroutine checks of each window it reads, so that a
-// store that changed under the listing cannot make it skip or repeat a
-// record unnoticed.
-
-// windowCheck tells whether a window read by offsets held still where it
-// matters: pages that overlap share their records (where they do not, a
-// steady count, commerce.Count.Steady, stays what the first page said), no
-// id comes twice, and the window does not
-// end short of what the last page's count promises (errWindowChanged
-// otherwise); and the records are in order, where the client can tell (a
-// ProtocolError otherwise). The end itself is the first short page,
-// whatever the count said. Traversal goroutine.
-type windowCheck[T commerce.Record] struct {
-	r        *windowReader[T]
-	w        *pageWindow[T]
-	count    commerce.Count // the first page's
-	inWindow map[string]struct{}
-	prevKey  string
-	tieRun   int // records handed out in a row, up to the last, whose value is prevKey
-	prev     []T // the records of the page checked last
-	offset   int // of the page checked last, in the window
-	shared   int // records the page checked last shares with the one before
-}
-
-func newWindowCheck[T commerce.Record](r *windowReader[T], w *pageWindow[T], count commerce.Count) *windowCheck[T] {
-	return &windowCheck[T]{r: r, w: w, count: count,
-		inWindow: make(map[string]struct{}, min(count.Hint(), r.maxWindow()))}
-}
-
-// page checks page i and returns its records that are new: without the
-// records it shares with the page before, where pages overlap (see
-// stride).
-// Traversal goroutine.
-func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
-	prevOffset := c.offset
-	c.offset = c.w.offsetOf(i)
-	overlap := c.w.stride != c.r.pageSize
-	if !overlap && (!p.Count.Steady() || p.Count.N != c.count.N) {
-		// Pages that do not overlap show a write by the count alone, so
-		// each must give the steady count the first gave (stride chose
-		// them on it). Overlapping pages show it where it matters, at
-		// their shared records; a count that moved elsewhere skipped
-		// nothing.
-		return nil, errWindowChanged
-	}
-	prev := c.prev
-	c.prev, c.shared = p.Records, 0
-	if !overlap || i == 0 {
-		return p.Records, nil
-	}
-	// The page before was full: this one shares its records from this
-	// page's offset on.
-	c.shared = prevOffset + c.r.pageSize - c.offset
-	if len(p.Records) < c.shared || !slices.EqualFunc(p.Records[:c.shared], prev[len(prev)-c.shared:], sameRecord[T]) {
-		return nil, errWindowChanged
-	}
-	return p.Records[c.shared:], nil
-}
-
-// sameRecord reports whether a and b are one record, by id.
-func sameRecord[T commerce.Record](a, b T) bool { return a.RecordID() == b.RecordID() }
-
-// tieAtBoundary reports the sort value of the records p, the page
-// checked last, shares with the page before, where they all have that one
-// value: their places then prove less than a change of value would (see
-// sharedRecords). Called before p's records are. Traversal goroutine.
-func (c *windowCheck[T]) tieAtBoundary(p commerce.Page[T]) (string, bool) {
-	if c.shared < 1 || !c.w.key.checked() {
-		return "", false
-	}
-	first, err := keyOf(c.w.key, p.Records[0])
-	if err != nil {
-		return "", false
-	}
-	for _, rec := range p.Records[1:c.shared] {
-		if k, err := keyOf(c.w.key, rec); err != nil || k != first {
-			return "", false
-		}
-	}
-	return first, true
-}
-
-// record checks the next record before it is handed out.
-// Traversal goroutine.
-func (c *windowCheck[T]) record(rec T) error {
-	id := rec.RecordID()
-	if _, dup := c.inWindow[id]; dup {
-		// Offsets shifted under the listing.
-		return errWindowChanged
-	}
-	c.inWindow[id] = struct{}{}
-	if !c.w.key.checked() {
-		return nil
-	}
-	k, err := keyOf(c.w.key, rec)
-	if err != nil {
-		return c.r.contractError("", "%v", err)
-	}
-	if c.prevKey != "" && c.w.key.before(k, c.prevKey) {
-		if !c.w.key.fixed() {
-			// A value that writes change (updated_at): pages answered
-			// with updates between them disagree on the order, as where
-			// a page answered late starts with records updated after
-			// the page before was read. A service that sorts wrongly
-			// shows it within one page: the first (the provider then
-			// sorts itself) or one of the re-read (disorder).
-			return errWindowChanged
-		}
-		return disorderError{c.r.contractError("?sort="+c.w.key.param(), "records are out of %s order: %s comes after %s", c.w.key.param(), k, c.prevKey)}
-	}
-	if k != c.prevKey {
-		c.tieRun = 0
-	}
-	c.prevKey = k
-	c.tieRun++
-	return nil
-}
-
-// end checks a window that ended on the short page p against p's count:
-// no count but an estimate may say more records match than the window
-// reaches (a lower bound and an observation are at most the truth, and an
-// unlabelled count is exact or a lower bound), and an exact count says
-// exactly how many. Where pages overlap, the window reaches p's offset and
-// p's records, as the service counted them when it answered p: a write
-// elsewhere in time does not count against it. Otherwise it holds the
-// records read. A window that disagrees changed while it was read, or a
-// page came back short that should not have. Traversal goroutine.
-func (c *windowCheck[T]) end(p commerce.Page[T]) error {
-	held, n := len(c.inWindow), p.Count.N
-	if c.w.stride != c.r.pageSize {
-		held = c.offset + len(p.Records)
-	}
-	switch p.Count.Method {
-	case commerce.CountExact:
-		if held != n {
-			return errWindowChanged
-		}
-	case commerce.CountUnlabelled, commerce.CountLowerBound, commerce.CountObserved:
-		if held < min(n, c.r.maxWindow()) {
-			return errWindowChanged
-		}
-	}
-	return nil
-}
-
-// holdsAll reports whether the window holds every record the listing can
-// match: as many as the query's filter names ids (maxMatches), so that no
-// page past them is needed to show the end. Traversal goroutine.
-func (c *windowCheck[T]) holdsAll(maxMatches int) bool {
-	return maxMatches > 0 && len(c.inWindow) >= maxMatches
-}
-
-// ---- One page request
-
-// pageRequest is one list request: a filter, a sort (empty: the
-// service's own order), which records, whether to keep their JSON, and
-// whether to ask for an exact count.
-type pageRequest struct {
-	filter, sort  string
-	offset, limit int
-	includeJSON   bool
-	exactCount    bool
-}
-
-// fetchPage requests one page of kind and checks it against the contract
-// (commerce.DecodeListBody); a page that breaks it is a
-// commerce.ProtocolError, which the transport does not retry. The display
-// attributes of an unexpected type its records held go to notes.
-func fetchPage[T commerce.Record](ctx context.Context, e *Engine, kind commerce.Kind[T], req pageRequest, notes *commerce.DecodeLog) (commerce.Page[T], error) {
-	q := commerce.ListParams(req.filter, req.sort, req.offset, req.limit)
-	if req.exactCount {
-		q.Set(commerce.TotalMethodParam, string(commerce.CountExact))
-	}
-	path := kind.Path + "?" + q.Encode()
-	if req.filter != "" && len(path) > commerce.MaxRequestBytes {
-		// The listing checks its requests before it builds them; this
-		// guards every other path to the service.
-		return commerce.Page[T]{}, &FilterLimitError{Endpoint: kind.Name, Filter: req.filter, Terms: -1, Bytes: len(path),
-			Fix: "Use fewer or shorter values (an in() of about 200 ids fills a request)."}
-	}
-	var out commerce.Page[T]
-	err := e.get.Get(ctx, kind.Path, q, func(body []byte) error {
-		p, err := commerce.DecodeListBody(body, kind, req.limit, req.offset, req.includeJSON, path)
-		out = p
-		return err
-	})
-	if err == nil && notes != nil {
-		// The worker that decoded the page adds its issues; the listing
-		// warns of them when it ends.
-		notes.Add(out.Issues)
-	}
-	return out, err
-}
-
-// warnDecoded logs, at the end of a listing, one WARN per attribute that
-// held values of an unexpected type. Traversal goroutine.
-func (e *Engine) warnDecoded(ctx context.Context, resource string, notes *commerce.DecodeLog) {
-	for _, w := range notes.Warnings(resource) {
-		e.log.Warn(ctx, w.Message, w.Fields)
-	}
-}
-
-// ---- Who runs the page requests
-
-// priority is the queue a scheduler task waits in.
-type priority int
-
-const (
-	// bulk: the pages in the middle of a window.
-	bulk priority = iota
-	// urgent: the first and last page of a window, which decide what comes
-	// next.
-	urgent
-)
-
-// scheduler runs page requests on a fixed set of workers. Urgent tasks go
-// before the bulk, so the next window starts while this one is still being
-// read.
-type scheduler struct {
-	mu          sync.Mutex
-	cond        *sync.Cond
-	urgentTasks []func()
-	bulkTasks   []func()
-	closed      bool
-	wg          sync.WaitGroup
-}
-
-func newScheduler(workers int) *scheduler {
-	s := &scheduler{}
-	s.cond = sync.NewCond(&s.mu)
-	s.wg.Add(workers)
-	for range workers {
-		go s.work()
-	}
-	return s
-}
-
-// submit queues task; either goroutine may call it.
-func (s *scheduler) submit(p priority, task func()) {
-	s.mu.Lock()
-	if p == urgent {
-		s.urgentTasks = append(s.urgentTasks, task)
-	} else {
-		s.bulkTasks = append(s.bulkTasks, task)
-	}
-	s.mu.Unlock()
-	s.cond.Signal()
-}
-
-// work is one worker's loop.
-func (s *scheduler) work() {
-	defer s.wg.Done()
-	for {
-		s.mu.Lock()
-		for !s.closed && len(s.urgentTasks) == 0 && len(s.bulkTasks) == 0 {
-			s.cond.Wait()
-		}
-		var task func()
-		switch {
-		case len(s.urgentTasks) > 0:
-			task, s.urgentTasks = s.urgentTasks[0], s.urgentTasks[1:]
-		case len(s.bulkTasks) > 0:
-			task, s.bulkTasks = s.bulkTasks[0], s.bulkTasks[1:]
-		}
-		s.mu.Unlock()
-		if task == nil {
-			return // closed and drained
-		}
-		task()
-	}
-}
-
-// close waits for queued tasks to finish; callers cancel their contexts
-// first, so the tasks return at once. listAll calls it as the listing
-// ends. Traversal goroutine.
-func (s *scheduler) close() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.cond.Broadcast()
-	s.wg.Wait()
-}
-
-// await receives what a worker sent on ch, or ctx's error. A value with a
-// failure method (a pageResult) reports its own error too. Traversal
-// goroutine.
-func await[V any](ctx context.Context, ch chan V) (V, error) {
-	if err := ctx.Err(); err != nil {
-		// select picks at random among ready cases: without this, pages
-		// already fetched would keep reaching emit after cancellation.
-		var zero V
-		return zero, err
-	}
-	select {
-	case v := <-ch:
-		if r, ok := any(v).(interface{ failure() error }); ok {
-			return v, r.failure()
-		}
-		return v, nil
-	case <-ctx.Done():
-		var zero V
-		return zero, ctx.Err()
-	}
 }

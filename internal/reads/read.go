@@ -215,8 +215,7 @@ func (k *keeping[T]) add(rec T) {
 	cost := recordCost(rec)
 	if k.r.keptBytes.Add(cost) > keptBound {
 		k.r.keptBytes.Add(-cost)
-		k.drop()
-		k.full = true
+		k.giveUp()
 		return
 	}
 	k.bytes += cost
@@ -224,14 +223,19 @@ func (k *keeping[T]) add(rec T) {
 }
 
 // counted keeps nothing of a listing whose count says it will pass
-// keptBound alone, at decodedCost a record: its
-// late reads list in full anyway, and keeping its first records until the
-// bound (some 28,000) would only cost its memory and the collector's time
-// (60,000 orders: 75 MB of peak RSS, the floor's, instead of 80–92).
+// keptBound alone, at decodedCost a record: its late reads list in full
+// anyway, and keeping its first records until the bound (some 28,000)
+// would only cost its memory and the collector's time (60,000 orders:
+// 75 MB of peak RSS, the floor's, instead of 80–92).
 func (k *keeping[T]) counted(c commerce.Count) {
 	if k == nil || k.full || !c.AtMostTruth() || int64(c.Hint())*decodedCost <= keptBound {
 		return
 	}
+	k.giveUp()
+}
+
+// giveUp drops what k kept and keeps nothing more of its listing.
+func (k *keeping[T]) giveUp() {
 	k.drop()
 	k.full = true
 }

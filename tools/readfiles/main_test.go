@@ -12,8 +12,13 @@ import (
 
 // maxFilesPerRead bounds how many of the provider's source files one
 // filtered commerce_orders read runs code in, its retries included: a
-// newcomer follows one read through at most this many files.
-const maxFilesPerRead = 25
+// newcomer follows one read through at most this many files. It was 25,
+// the count once fragments cut where a line cap ran out stood with their
+// ideas again; 27 since the pager's 1,086 lines, four ideas on two
+// goroutines, became three files by meaning (the windows, their checks,
+// the page request and its workers). A file more is a file by meaning,
+// never a fragment.
+const maxFilesPerRead = 27
 
 // One filtered, sorted commerce_orders read, a 429 and a 503 retried
 // included, runs code in at most maxFilesPerRead of the module's files (the
