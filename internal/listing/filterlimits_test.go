@@ -39,6 +39,7 @@ const tenTerms = "ge(created_at,2020-01-01):lt(created_at,4102444800000):ge(with
 	"like(email,*@*):like(name,*)"
 
 func TestListTenTermsPastOffsetLimit(t *testing.T) {
+	longTest(t) // filter terms past the limit; the race detector has the windows in TestPlanWindowPastOffsetLimit
 	srv := emulatortest.Start(t, emulator.Options{Orders: 25000, OrderTieGroups: []int{}})
 	c := newClient(t, srv)
 	if n := len(mustParse(t, tenTerms)); n != filter.MaxTerms {
@@ -234,6 +235,7 @@ func TestListRefusesWhatNoSplitFixes(t *testing.T) {
 }
 
 func TestListDateFormsPastOffsetLimit(t *testing.T) {
+	longTest(t) // filter terms past the limit; the race detector has the windows in TestPlanWindowPastOffsetLimit
 	srv := emulatortest.Start(t, emulator.Options{Orders: 30000})
 	c := newClient(t, srv)
 	orders := srv.Orders()
