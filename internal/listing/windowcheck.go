@@ -48,11 +48,11 @@ func outOfOrder(path string, key sortKey, what string) error {
 // windowCheck tells whether a window read by offsets held still where it
 // matters: pages that overlap share their records (where they do not, a
 // steady count, commerce.Count.Steady, stays what the first page said), no
-// id comes twice, and the window does not
-// end short of what the last page's count promises (errWindowChanged
-// otherwise); and the records are in order, where the client can tell (a
-// ProtocolError otherwise). The end itself is the first short page,
-// whatever the count said. Traversal goroutine.
+// id comes twice, and the window does not end short of what the last
+// page's count promises (errWindowChanged otherwise); and the records are
+// in order, where the client can tell (a ProtocolError otherwise). The end
+// itself is the first short page, whatever the count said. Traversal
+// goroutine.
 type windowCheck[T commerce.Record] struct {
 	windowShape
 	count    commerce.Count // the first page's
@@ -71,8 +71,7 @@ func newWindowCheck[T commerce.Record](shape windowShape, count commerce.Count) 
 
 // page checks page i and returns its records that are new: without the
 // records it shares with the page before, where pages overlap (see
-// stride).
-// Traversal goroutine.
+// stride). Traversal goroutine.
 func (c *windowCheck[T]) page(i int, p commerce.Page[T]) ([]T, error) {
 	prevOffset := c.offset
 	c.offset = c.offsetOf(i)
@@ -122,8 +121,8 @@ func (c *windowCheck[T]) tieAtBoundary(p commerce.Page[T]) (string, bool) {
 	return first, true
 }
 
-// record checks the next record before it is handed out.
-// Traversal goroutine.
+// record checks the next record before it is handed out. Traversal
+// goroutine.
 func (c *windowCheck[T]) record(rec T) error {
 	id := rec.RecordID()
 	if _, dup := c.inWindow[id]; dup {
