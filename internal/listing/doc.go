@@ -17,8 +17,9 @@
 //     asks, the Listing Plan makes of it, which a run reads); the Engine,
 //     its errors, the room the service's limits leave in a filter, and the
 //     sort key (its keyset filters, and the provider's own sort by it);
-//   - requests.go: one page request, and the workers that send the page
-//     requests (the scheduler: first and last pages before the rest);
+//   - requests.go: one page request, the workers that send the page
+//     requests (the scheduler: first and last pages before the rest), and
+//     a request sent again beside itself where it stalls (hedged);
 //   - windowcheck.go: the checks that a window held still and that its
 //     records are in the order asked;
 //   - pager.go: the pager, which reads windows and nothing else: which

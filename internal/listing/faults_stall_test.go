@@ -115,3 +115,78 @@ func TestAStalledSpanHoldsUpOnlyItsSpan(t *testing.T) {
 		t.Errorf("%d of %d requests of spans arrived while the first stalled for %s: the spans waited for it", watch.during, spans, stallFor)
 	}
 }
+
+// TestAStalledKeysetPageIsAskedAgain: a window that changed while it was
+// read goes on by keyset pages, one after another, each waited on alone. The
+// first of them stalls until the same request comes again: the pass sends
+// it beside the stalled one (hedged) rather than wait for the request
+// timeout, and takes its answer. Waited out, every stall held the whole
+// read for the timeout (nightly seed 4000435).
+func TestAStalledKeysetPageIsAskedAgain(t *testing.T) {
+	srv := emulatortest.Start(t, emulator.Options{Accounts: 3000, Orders: -1, Files: -1})
+	// On the first page: the second, answered after the delete, then no
+	// longer starts with the three records the first ends with.
+	victim := wantIDs(t, srv, commerce.AccountsEndpoint, "", "created_at")[50]
+	var (
+		mu             sync.Mutex
+		deleted        bool
+		held           string // the keyset page's query, once held
+		askedAgain     bool   // the same request came while it was held
+		againArrived   = make(chan struct{})
+		againArrivedOK sync.Once
+	)
+	srv.SetFaults(func(r *http.Request, _ int64) *emulator.Fault {
+		if r.URL.Path != commerce.AccountsEndpoint.Path {
+			return nil
+		}
+		q := r.URL.Query()
+		mu.Lock()
+		switch {
+		case !deleted && q.Get("page[offset]") == "97":
+			// The window's second page: the delete shifts it.
+			deleted = true
+			mu.Unlock()
+			if err := srv.DeleteAccount(victim); err != nil {
+				t.Error(err)
+			}
+			return nil
+		case held == "" && strings.Contains(q.Get("filter"), "ge(created_at,"):
+			held = r.URL.RawQuery
+			mu.Unlock()
+			select {
+			case <-againArrived:
+				mu.Lock()
+				askedAgain = true
+				mu.Unlock()
+			case <-r.Context().Done():
+			}
+			return &emulator.Fault{Reset: true} // the stalled request never answers
+		case held != "" && r.URL.RawQuery == held:
+			mu.Unlock()
+			againArrivedOK.Do(func() { close(againArrived) })
+			return nil
+		}
+		mu.Unlock()
+		return nil
+	})
+	c := newClient(t, srv, stallClient)
+	got, stats, err := listWithin(t, c, commerce.Accounts, Query{Sort: "created_at"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantIDs(t, srv, commerce.AccountsEndpoint, "", "created_at")
+	if i := slices.Index(got, victim); i >= 0 {
+		got = slices.Delete(got, i, i+1) // deleted during the read: listed or not
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d accounts, want %d in order; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if held == "" {
+		t.Fatalf("no keyset page was requested (%d windows, %d requests): the delete no longer changes the window", stats.Windows, stats.Pages)
+	}
+	if !askedAgain {
+		t.Errorf("the stalled keyset page %q was not asked again while it stalled: the read waited for the request timeout", held)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 	"github.com/commerce-tf/terraform-provider-commerce/internal/filter"
 )
 
@@ -142,15 +144,22 @@ func (w *walk[T]) traverseFrom(ctx context.Context, win *pageWindow[T], whole bo
 // nothing follows. Traversal goroutine.
 func (w *walk[T]) rereadByKeyset(ctx context.Context, base filter.Parsed, key sortKey, bound filter.Expr) (next filter.Expr, done, ended bool, err error) {
 	pass := w.newKeysetPass(key)
+	var typical time.Duration // of an answer in this pass
 	for covered := 0; covered < w.maxWindow(); {
 		expr, err := w.windowFilter(base, key, bound)
 		if err != nil {
 			return nil, false, false, err
 		}
-		p, err := w.fetch(ctx, pageRequest{filter: expr, sort: key.param()})
+		// The pass waits on each page alone: one that stalls goes out
+		// again beside itself (hedged).
+		start := time.Now()
+		p, err := hedged(ctx, hedgeAfter(typical), func(ctx context.Context) (commerce.Page[T], error) {
+			return w.fetch(ctx, pageRequest{filter: expr, sort: key.param()})
+		})
 		if err != nil {
 			return nil, false, false, err
 		}
+		typical = typicalAnswer(typical, time.Since(start))
 		if bad := disorder(key, p.Records); bad != "" {
 			return nil, false, false, outOfOrder(w.kind.Path, key, bad)
 		}

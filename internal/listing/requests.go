@@ -3,12 +3,15 @@ package listing
 // One page request (fetchPage), and who runs the page requests: a fixed
 // set of workers (the scheduler), which take the first and last page of a
 // window before the pages in between. Workers hand their results back
-// over channels, which the traversal goroutine reads with await. The
-// pager (pager.go) decides what to request; nothing here knows windows.
+// over channels, which the traversal goroutine reads with await. A
+// request a read waits on alone goes out again where it stalls (hedged).
+// The pager (pager.go) decides what to request; nothing here knows
+// windows.
 
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/commerce-tf/terraform-provider-commerce/internal/commerce"
 )
@@ -159,5 +162,74 @@ func await[V any](ctx context.Context, ch chan V) (V, error) {
 	case <-ctx.Done():
 		var zero V
 		return zero, ctx.Err()
+	}
+}
+
+// hedgeFloor is the least time a request that a read waits on alone may
+// go unanswered before the same request goes out beside it (hedged).
+// Answers of this service take a round trip and some milliseconds of
+// work; a second is many times either.
+const hedgeFloor = time.Second
+
+// hedgeAfter is how long to wait for an answer before hedging, given the
+// typical answer so far (0: none yet): four times that, and at least
+// hedgeFloor, so that a store that is merely far or slow is not asked
+// twice.
+func hedgeAfter(typical time.Duration) time.Duration { return max(hedgeFloor, 4*typical) }
+
+// typicalAnswer moves typical an eighth of the way toward took.
+func typicalAnswer(typical, took time.Duration) time.Duration {
+	if typical == 0 {
+		return took
+	}
+	return typical + (took-typical)/8
+}
+
+// hedged runs fetch, and where it has not answered within after, the same
+// fetch once more beside it. It returns the first answer that is not an
+// error, or else the first error, and cancels the request still out.
+// It is for requests a read waits on alone, one after another (keyset
+// pages): an answer that stalls until the request timeout would hold the
+// whole read for that long each time. Nightly seed 4000435 (25,782
+// accounts with a write every other request, read by keyset pages, 5% of
+// answers stalled for 5 s) ran past the five-minute deadline so. The
+// second request waits its turn in the same request budget as the
+// first; one still waiting there when the first answers is never sent.
+func hedged[V any](ctx context.Context, after time.Duration, fetch func(context.Context) (V, error)) (V, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		v   V
+		err error
+	}
+	answers := make(chan answer, 2)
+	send := func() {
+		go func() {
+			v, err := fetch(ctx)
+			answers <- answer{v, err}
+		}()
+	}
+	send()
+	out := 1
+	timer := time.NewTimer(after)
+	defer timer.Stop()
+	var failed *answer
+	for {
+		select {
+		case a := <-answers:
+			out--
+			if a.err == nil {
+				return a.v, nil
+			}
+			if failed == nil {
+				failed = &a
+			}
+			if out == 0 {
+				return failed.v, failed.err
+			}
+		case <-timer.C:
+			send()
+			out++
+		}
 	}
 }
